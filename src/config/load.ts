@@ -1,0 +1,43 @@
+/** @module Finds and reads the config file; the only place that reads process.env. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError } from '../errors/index.ts';
+import { DEFAULT_CONFIG_RELATIVE_PATH } from './defaults.ts';
+import { resolveConfig } from './resolve.ts';
+import type { ResolvedConfig } from './types.ts';
+
+/** `--config`, else `$CODEMUX_CONFIG`, else `~/.codemux/mcp_config.json`. */
+export function configPath(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = flag ?? env.CODEMUX_CONFIG ?? path.join(os.homedir(), DEFAULT_CONFIG_RELATIVE_PATH);
+  return path.resolve(chosen);
+}
+
+/** Reads, parses and resolves the config file at `file`. A missing default file is an empty config. */
+export function loadConfig(file: string, options: { mustExist: boolean }): ResolvedConfig {
+  const baseDir = path.dirname(file);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !options.mustExist) return resolveConfig({}, { path: file, baseDir });
+    throw new ConfigError(
+      code === 'ENOENT'
+        ? `config file not found: ${file} (pass --config PATH or set CODEMUX_CONFIG)`
+        : `cannot read config file ${file}: ${(error as Error).message}`,
+    );
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
+  }
+  return resolveConfig(raw, { path: file, baseDir });
+}
+
+/** Log level from `--log-level`, else `$CODEMUX_LOG_LEVEL`, else the given default. */
+export function logLevelFrom(flag: string | undefined, fallback: string): string {
+  return flag ?? process.env.CODEMUX_LOG_LEVEL ?? fallback;
+}

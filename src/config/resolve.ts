@@ -1,0 +1,134 @@
+/** @module User config (all optional) -> resolved config, with errors that name the field. */
+import path from 'node:path';
+import type { z } from 'zod';
+import { ConfigError } from '../errors/index.ts';
+import {
+  DEFAULT_CODE_EXECUTION_TIMEOUT_MS,
+  DEFAULT_LISTEN,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_PARALLEL,
+  DEFAULT_MAX_TOOL_CALLS,
+  DEFAULT_MEMORY_LIMIT_MB,
+  DEFAULT_POOL_SIZE,
+} from './defaults.ts';
+import { type UserServerConfig, userConfigSchema, userServerSchema } from './schema.ts';
+import type { ResolvedConfig, ServerConfig, UpstreamProtocol } from './types.ts';
+
+/** Formats a zod path the way a user reads it: `mcpServers[2].name`. */
+function fieldPath(prefix: string, issuePath: readonly PropertyKey[]): string {
+  let out = prefix;
+  for (const key of issuePath) {
+    out += typeof key === 'number' ? `[${key}]` : out ? `.${String(key)}` : String(key);
+  }
+  return out;
+}
+
+function fail(prefix: string, error: z.ZodError, source: string): never {
+  const issue = error.issues[0]!;
+  const field = fieldPath(prefix, issue.path);
+  throw new ConfigError(`${source}: field "${field}" ${issue.message}`, field);
+}
+
+function inferProtocol(server: UserServerConfig, field: string, source: string): UpstreamProtocol {
+  const declared = server.protocol ?? server.type;
+  if (declared === 'streamable-http') return 'http';
+  if (declared) return declared;
+  if (server.command) return 'stdio';
+  if (server.url) return 'http';
+  throw new ConfigError(
+    `${source}: field "${field}" needs "command" (a stdio server) or "url" (an http/sse server)`,
+    field,
+  );
+}
+
+function resolveServer(raw: unknown, field: string, baseDir: string, source: string): ServerConfig {
+  const parsed = userServerSchema.safeParse(raw);
+  if (!parsed.success) fail(field, parsed.error, source);
+  const server = parsed.data;
+  const protocol = inferProtocol(server, field, source);
+  if (protocol === 'stdio' && !server.command) {
+    throw new ConfigError(`${source}: field "${field}.command" is required for a stdio server`, `${field}.command`);
+  }
+  if (protocol !== 'stdio' && !server.url) {
+    throw new ConfigError(`${source}: field "${field}.url" is required for an ${protocol} server`, `${field}.url`);
+  }
+  return {
+    name: server.name!,
+    protocol,
+    command: server.command,
+    args: server.args ?? [],
+    env: server.env ?? {},
+    cwd: path.resolve(baseDir, server.cwd ?? '.'),
+    url: server.url,
+    headers: server.headers ?? {},
+    enabled: server.enabled ?? true,
+    quarantined: server.quarantined ?? false,
+    maxConcurrentRequests: server.max_concurrent_requests,
+    queueSize: server.queue_size ?? 0,
+    callTimeoutMs: server.call_timeout_ms,
+  };
+}
+
+function resolveServers(raw: unknown, baseDir: string, source: string): ServerConfig[] {
+  if (raw === undefined) return [];
+  const entries: Array<{ raw: unknown; field: string }> = Array.isArray(raw)
+    ? raw.map((entry, i) => ({ raw: entry, field: `mcpServers[${i}]` }))
+    : Object.entries(raw as Record<string, unknown>).map(([name, entry]) => ({
+        raw:
+          entry && typeof entry === 'object' && !Array.isArray(entry)
+            ? { name, ...(entry as object) }
+            : entry,
+        field: `mcpServers.${name}`,
+      }));
+  const servers: ServerConfig[] = [];
+  const seen = new Set<string>();
+  for (const { raw: entry, field } of entries) {
+    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) {
+      throw new ConfigError(`${source}: field "${field}" must be an object`, field);
+    }
+    if ((entry as { name?: unknown }).name === undefined) {
+      throw new ConfigError(`${source}: field "${field}.name" is required`, `${field}.name`);
+    }
+    const server = resolveServer(entry, field, baseDir, source);
+    if (seen.has(server.name)) {
+      throw new ConfigError(
+        `${source}: field "${field}.name": the server name "${server.name}" is used twice`,
+        `${field}.name`,
+      );
+    }
+    seen.add(server.name);
+    servers.push(server);
+  }
+  return servers;
+}
+
+/** Validates a parsed config document and applies every default. */
+export function resolveConfig(
+  raw: unknown,
+  options: { path?: string; baseDir: string; source?: string },
+): ResolvedConfig {
+  const source = options.source ?? options.path ?? 'config';
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError(`${source}: the config must be a JSON object`);
+  }
+  const parsed = userConfigSchema.safeParse(raw);
+  if (!parsed.success) fail('', parsed.error, source);
+  const user = parsed.data;
+  return {
+    path: options.path,
+    baseDir: options.baseDir,
+    listen: user.listen ?? DEFAULT_LISTEN,
+    dataDir: path.resolve(options.baseDir, user.data_dir ?? 'data'),
+    apiKey: user.api_key,
+    codeExecution: {
+      enabled: user.enable_code_execution ?? true,
+      timeoutMs: user.code_execution_timeout_ms ?? DEFAULT_CODE_EXECUTION_TIMEOUT_MS,
+      maxToolCalls: user.code_execution_max_tool_calls ?? DEFAULT_MAX_TOOL_CALLS,
+      poolSize: user.code_execution_pool_size ?? DEFAULT_POOL_SIZE,
+      maxParallel: user.code_execution_max_parallel ?? DEFAULT_MAX_PARALLEL,
+      memoryLimitMb: user.code_execution_memory_limit_mb ?? DEFAULT_MEMORY_LIMIT_MB,
+      maxOutputBytes: user.code_execution_max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    },
+    servers: resolveServers(user.mcpServers, options.baseDir, source),
+  };
+}

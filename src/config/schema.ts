@@ -1,0 +1,81 @@
+/** @module The user config file's shape (all optional), validated with zod. */
+import { z } from 'zod';
+import {
+  MAX_CONCURRENT_REQUESTS_LIMIT,
+  MAX_MAX_OUTPUT_BYTES,
+  MAX_MAX_PARALLEL,
+  MAX_MEMORY_LIMIT_MB,
+  MAX_POOL_SIZE,
+  MAX_QUEUE_SIZE,
+  MAX_TIMEOUT_MS,
+  MIN_MAX_OUTPUT_BYTES,
+  MIN_MAX_PARALLEL,
+  MIN_MEMORY_LIMIT_MB,
+  MIN_POOL_SIZE,
+  MIN_TIMEOUT_MS,
+  SERVER_NAME_PATTERN,
+} from './defaults.ts';
+
+/** An integer in [min, max], with a message that states the range. */
+function intIn(min: number, max: number) {
+  const hint = `must be an integer from ${min} to ${max}`;
+  return z
+    .number({ error: hint })
+    .int({ error: hint })
+    .min(min, { error: hint })
+    .max(max, { error: hint });
+}
+
+const stringMap = z.record(z.string(), z.string({ error: 'must be a string' }), {
+  error: 'must be an object of strings',
+});
+
+export const userServerSchema = z.object({
+  name: z
+    .string({ error: 'must be a string' })
+    .regex(SERVER_NAME_PATTERN, { error: 'must be 1-64 characters of A-Z, a-z, 0-9, _ and -' })
+    .optional(),
+  protocol: z
+    .enum(['stdio', 'http', 'sse', 'streamable-http'], {
+      error: 'must be "stdio", "http" (Streamable HTTP) or "sse"',
+    })
+    .optional(),
+  type: z
+    .enum(['stdio', 'http', 'sse', 'streamable-http'], {
+      error: 'must be "stdio", "http" (Streamable HTTP) or "sse"',
+    })
+    .optional(),
+  command: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).optional(),
+  args: z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' }).optional(),
+  env: stringMap.optional(),
+  cwd: z.string({ error: 'must be a string' }).optional(),
+  url: z.url({ error: 'must be an http(s) URL' }).optional(),
+  headers: stringMap.optional(),
+  enabled: z.boolean({ error: 'must be true or false' }).optional(),
+  quarantined: z.boolean({ error: 'must be true or false' }).optional(),
+  max_concurrent_requests: intIn(1, MAX_CONCURRENT_REQUESTS_LIMIT).optional(),
+  queue_size: intIn(0, MAX_QUEUE_SIZE).optional(),
+  call_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
+});
+
+export type UserServerConfig = z.infer<typeof userServerSchema>;
+
+export const userConfigSchema = z.object({
+  listen: z.string({ error: 'must be a string like "127.0.0.1:8080"' }).optional(),
+  data_dir: z.string({ error: 'must be a string' }).optional(),
+  api_key: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).optional(),
+  enable_code_execution: z.boolean({ error: 'must be true or false' }).optional(),
+  code_execution_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
+  code_execution_max_tool_calls: intIn(0, Number.MAX_SAFE_INTEGER).optional(),
+  code_execution_pool_size: intIn(MIN_POOL_SIZE, MAX_POOL_SIZE).optional(),
+  code_execution_max_parallel: intIn(MIN_MAX_PARALLEL, MAX_MAX_PARALLEL).optional(),
+  code_execution_memory_limit_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
+  code_execution_max_output_bytes: intIn(MIN_MAX_OUTPUT_BYTES, MAX_MAX_OUTPUT_BYTES).optional(),
+  mcpServers: z
+    .union([z.array(z.unknown()), z.record(z.string(), z.unknown())], {
+      error: 'must be an array of servers or an object of servers keyed by name',
+    })
+    .optional(),
+});
+
+export type UserConfig = z.infer<typeof userConfigSchema>;

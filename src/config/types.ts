@@ -1,0 +1,47 @@
+/** @module The resolved config: every field present, every default applied. */
+
+export type UpstreamProtocol = 'stdio' | 'http' | 'sse';
+
+/** One upstream MCP server, resolved. */
+export interface ServerConfig {
+  name: string;
+  protocol: UpstreamProtocol;
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Absolute working directory for stdio servers (default: the config file's directory). */
+  cwd: string;
+  url?: string;
+  headers: Record<string, string>;
+  enabled: boolean;
+  quarantined: boolean;
+  /** Absent: no limit of its own. */
+  maxConcurrentRequests?: number;
+  /** Calls allowed to wait when maxConcurrentRequests are in flight; 0 = none wait. */
+  queueSize: number;
+  /** Per-call upstream timeout; absent = bounded only by the execution's deadline. */
+  callTimeoutMs?: number;
+}
+
+/** The code_execution settings, all hot-reloadable except poolSize. */
+export interface CodeExecutionConfig {
+  enabled: boolean;
+  timeoutMs: number;
+  maxToolCalls: number;
+  poolSize: number;
+  maxParallel: number;
+  memoryLimitMb: number;
+  maxOutputBytes: number;
+}
+
+export interface ResolvedConfig {
+  /** Absolute path of the config file, or undefined for a config built in memory. */
+  path?: string;
+  /** Directory of the config file: base for relative paths, home of scripts/. */
+  baseDir: string;
+  listen: string;
+  dataDir: string;
+  apiKey?: string;
+  codeExecution: CodeExecutionConfig;
+  servers: ServerConfig[];
+}

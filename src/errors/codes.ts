@@ -1,0 +1,38 @@
+/** @module The error codes of the codemux contract (DESIGN.md), one string union. */
+
+/** Codes an execution (or its refusal before running) can end with. */
+export const EXECUTION_ERROR_CODES = [
+  'SYNTAX_ERROR',
+  'TRANSPILE_ERROR',
+  'RUNTIME_ERROR',
+  'TIMEOUT',
+  'MAX_TOOL_CALLS_EXCEEDED',
+  'SERVER_NOT_ALLOWED',
+  'SERIALIZATION_ERROR',
+  'INVALID_ARGS',
+  'INVALID_LANGUAGE',
+  'INVALID_REQUEST',
+  'INVALID_OPTIONS',
+  'MEMORY_LIMIT_EXCEEDED',
+  'OUTPUT_TOO_LARGE',
+  'SCRIPT_NOT_FOUND',
+  'INVALID_SCRIPT_NAME',
+  'SCRIPT_UNUSABLE',
+  'FEATURE_DISABLED',
+  'EXECUTION_FAILED',
+] as const;
+
+/** Codes a single upstream call can fail with, inside a call envelope. */
+export const CALL_ERROR_CODES = [
+  'TOOL_ERROR',
+  'UPSTREAM_ERROR',
+  'SERVER_UNAVAILABLE',
+  'QUEUE_FULL',
+  'ACCESS_DENIED',
+  'SERVER_NOT_ALLOWED',
+  'MAX_TOOL_CALLS_EXCEEDED',
+  'INVALID_ARGS',
+] as const;
+
+export type ExecutionErrorCode = (typeof EXECUTION_ERROR_CODES)[number];
+export type CallErrorCode = (typeof CALL_ERROR_CODES)[number];

@@ -1,0 +1,8 @@
+/** @module Error codes and the error class. */
+export { CodemuxError, ConfigError } from './codemux-error.ts';
+export {
+  CALL_ERROR_CODES,
+  type CallErrorCode,
+  EXECUTION_ERROR_CODES,
+  type ExecutionErrorCode,
+} from './codes.ts';

@@ -1,0 +1,21 @@
+/** @module The sandbox contract: run a program, answer its host calls, never throw. */
+import type { JobOutcome, JobSpec, LogLevel } from './protocol.ts';
+
+/** What the host answers to one guest call: the envelope it sees, or an end to the run. */
+export type BridgeReply =
+  | { envelope: unknown }
+  | { fatal: { code: 'MAX_TOOL_CALLS_EXCEEDED' | 'EXECUTION_FAILED'; message: string } };
+
+/** The host side of one execution's calls, supplied by the execution service. */
+export interface JobBridge {
+  call(requestJson: string, dialect: 'sync' | 'async'): Promise<BridgeReply>;
+  batch(batchJson: string): Promise<BridgeReply>;
+  log(level: LogLevel, line: string): void;
+}
+
+/** Runs untrusted programs; every failure comes back as a JobOutcome. */
+export interface SandboxExecutor {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  run(job: JobSpec, bridge: JobBridge): Promise<JobOutcome>;
+}

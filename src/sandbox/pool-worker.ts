@@ -1,0 +1,186 @@
+/**
+ * @module One sandbox worker thread seen from the host: runs one job at a time, answers
+ * its calls on the call port, and is terminated by a watchdog when the guest is stuck in
+ * a builtin that ignores the interrupt.
+ */
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import type { BridgeReply, JobBridge } from './executor.ts';
+import type { CallMessage, CallReply, JobOutcome, JobSpec, WorkerInit, WorkerToHost } from './protocol.ts';
+import { workerEntry } from './worker-url.ts';
+
+/** How long past its deadline a job may take to report before its worker is terminated. */
+export const WATCHDOG_GRACE_MS = 50;
+const WORKER_HEAP_LIMIT_MB = 512;
+const WORKER_STACK_LIMIT_MB = 8;
+
+interface Running {
+  execId: number;
+  bridge: JobBridge;
+  resolve: (outcome: JobOutcome) => void;
+  watchdog: NodeJS.Timeout;
+}
+
+const TIMEOUT_OUTCOME: JobOutcome = {
+  ok: false,
+  error: { code: 'TIMEOUT', message: 'JavaScript execution timed out', stack: '' },
+};
+
+export class PoolWorker {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly signal: Int32Array;
+  private running: Running | undefined;
+  private reserved = false;
+  private nextExecId = 1;
+  private dead = false;
+  readonly ready: Promise<void>;
+
+  constructor(
+    wasmModule: WebAssembly.Module,
+    memoryLimitBytes: number,
+    stackLimitBytes: number,
+    private readonly onGone: (worker: PoolWorker) => void,
+  ) {
+    const channel = new MessageChannel();
+    const signal = new SharedArrayBuffer(4);
+    this.signal = new Int32Array(signal);
+    this.port = channel.port1;
+    const init: WorkerInit = {
+      port: channel.port2,
+      signal,
+      wasmModule,
+      stackLimitBytes,
+      memoryLimitBytes,
+    };
+    this.worker = new Worker(workerEntry(), {
+      workerData: init,
+      transferList: [channel.port2],
+      resourceLimits: {
+        maxOldGenerationSizeMb: WORKER_HEAP_LIMIT_MB,
+        stackSizeMb: WORKER_STACK_LIMIT_MB,
+      },
+      stdout: false,
+      stderr: false,
+    });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.once('message', (message: WorkerToHost) => {
+        if (message.type === 'ready') resolve();
+      });
+      this.worker.once('error', reject);
+    });
+    this.ready.catch(() => {});
+    this.worker.on('message', (message: WorkerToHost) => this.onWorkerMessage(message));
+    this.worker.on('error', (error: Error & { code?: string }) => this.onFault(error));
+    this.worker.on('exit', () => this.onFault(new Error('the sandbox worker exited')));
+    this.port.on('message', (message: CallMessage) => this.onCall(message));
+  }
+
+  get busy(): boolean {
+    return this.reserved || this.running !== undefined;
+  }
+
+  /** Marks the worker taken for a job that will start once it is ready. */
+  reserve(): void {
+    this.reserved = true;
+  }
+
+  get alive(): boolean {
+    return !this.dead;
+  }
+
+  /** Runs one job; resolves when the worker reports, or with TIMEOUT when the watchdog fires. */
+  run(job: JobSpec, bridge: JobBridge): Promise<JobOutcome> {
+    const execId = this.nextExecId++;
+    return new Promise((resolve) => {
+      const delay = Math.max(0, job.limits.deadlineMs - Date.now()) + WATCHDOG_GRACE_MS;
+      const watchdog = setTimeout(() => this.onWatchdog(execId), delay);
+      this.running = { execId, bridge, resolve, watchdog };
+      this.reserved = false;
+      this.worker.postMessage({ type: 'execute', execId, job });
+    });
+  }
+
+  private finish(execId: number, outcome: JobOutcome): void {
+    const running = this.running;
+    if (!running || running.execId !== execId) return;
+    clearTimeout(running.watchdog);
+    this.running = undefined;
+    running.resolve(outcome);
+  }
+
+  private onWorkerMessage(message: WorkerToHost): void {
+    if (message.type === 'done') this.finish(message.execId, message.outcome);
+  }
+
+  private onWatchdog(execId: number): void {
+    if (this.running?.execId !== execId) return;
+    this.finish(execId, TIMEOUT_OUTCOME);
+    void this.terminate();
+  }
+
+  private onFault(error: Error & { code?: string }): void {
+    if (this.running) {
+      const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      this.finish(this.running.execId, {
+        ok: false,
+        error: outOfMemory
+          ? {
+              code: 'MEMORY_LIMIT_EXCEEDED',
+              message: 'The program exceeded the sandbox memory limit',
+              stack: '',
+            }
+          : { code: 'EXECUTION_FAILED', message: `The sandbox worker failed: ${error.message}` },
+      });
+    }
+    this.markGone();
+  }
+
+  private markGone(): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.port.close();
+    this.onGone(this);
+  }
+
+  private reply(message: CallReply): void {
+    if (this.dead) return;
+    this.port.postMessage(message);
+    Atomics.add(this.signal, 0, 1);
+    Atomics.notify(this.signal, 0);
+  }
+
+  private onCall(message: CallMessage): void {
+    const running = this.running;
+    if (!running || running.execId !== message.execId) return;
+    if (message.type === 'log') {
+      running.bridge.log(message.level, message.line);
+      return;
+    }
+    const pending =
+      message.type === 'call'
+        ? running.bridge.call(message.requestJson, message.dialect)
+        : running.bridge.batch(message.batchJson);
+    const { execId, callId } = message;
+    pending.then(
+      (answer: BridgeReply) =>
+        this.reply(
+          'fatal' in answer
+            ? { type: 'fatal', execId, callId, error: answer.fatal }
+            : { type: 'reply', execId, callId, envelopeJson: JSON.stringify(answer.envelope) },
+        ),
+      (error: unknown) =>
+        this.reply({
+          type: 'fatal',
+          execId,
+          callId,
+          error: { code: 'EXECUTION_FAILED', message: `host call failed: ${String(error)}` },
+        }),
+    );
+  }
+
+  /** Stops the thread at once (frees its CPU); idempotent. */
+  async terminate(): Promise<void> {
+    this.markGone();
+    await this.worker.terminate();
+  }
+}

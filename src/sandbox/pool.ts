@@ -1,0 +1,149 @@
+/**
+ * @module The sandbox worker pool: up to `size` worker threads, started lazily with a warm
+ * minimum, one execution per worker at a time, FIFO queue beyond that. Implements the
+ * SandboxExecutor contract.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { JobBridge, SandboxExecutor } from './executor.ts';
+import { PoolWorker } from './pool-worker.ts';
+import type { JobOutcome, JobSpec } from './protocol.ts';
+
+/** QuickJS's own recursion guard; below the worker's native stack so it trips first. */
+export const GUEST_STACK_LIMIT_BYTES = 1_048_576;
+export const DEFAULT_WARM_WORKERS = 1;
+
+export interface PoolOptions {
+  size: number;
+  /** Workers started by start() and kept (at least) ready. */
+  warm?: number;
+  /** Memory cap of the instances prepared before the first job says otherwise. */
+  memoryLimitBytes: number;
+}
+
+interface Waiting {
+  job: JobSpec;
+  bridge: JobBridge;
+  resolve: (outcome: JobOutcome) => void;
+  timer: NodeJS.Timeout;
+}
+
+let compiled: Promise<WebAssembly.Module> | undefined;
+
+/** The QuickJS wasm, compiled once per process and shared with every worker. */
+function quickjsModule(): Promise<WebAssembly.Module> {
+  compiled ??= (async () => {
+    const require = createRequire(import.meta.url);
+    const file = require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
+    return WebAssembly.compile(await fs.promises.readFile(file));
+  })();
+  return compiled;
+}
+
+export class SandboxPool implements SandboxExecutor {
+  private readonly workers = new Set<PoolWorker>();
+  private readonly queue: Waiting[] = [];
+  private wasm: WebAssembly.Module | undefined;
+  private starting: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: PoolOptions) {}
+
+  /** Compiles QuickJS and starts the warm workers; idempotent. */
+  start(): Promise<void> {
+    this.starting ??= (async () => {
+      this.wasm = await quickjsModule();
+      this.topUp();
+      await Promise.all([...this.workers].map((w) => w.ready));
+    })();
+    return this.starting;
+  }
+
+  private spawn(): PoolWorker {
+    const worker = new PoolWorker(
+      this.wasm!,
+      this.options.memoryLimitBytes,
+      GUEST_STACK_LIMIT_BYTES,
+      (gone) => this.onGone(gone),
+    );
+    this.workers.add(worker);
+    return worker;
+  }
+
+  private topUp(): void {
+    const warm = Math.min(this.options.warm ?? DEFAULT_WARM_WORKERS, this.options.size);
+    while (!this.stopped && this.workers.size < warm) this.spawn();
+  }
+
+  private onGone(worker: PoolWorker): void {
+    this.workers.delete(worker);
+    this.topUp();
+    this.dispatch();
+  }
+
+  async run(job: JobSpec, bridge: JobBridge): Promise<JobOutcome> {
+    if (this.stopped) {
+      return { ok: false, error: { code: 'EXECUTION_FAILED', message: 'the sandbox pool is stopped' } };
+    }
+    await this.start();
+    return new Promise((resolve) => {
+      const timer = setTimeout(
+        () => {
+          const at = this.queue.findIndex((w) => w.timer === timer);
+          if (at < 0) return;
+          this.queue.splice(at, 1);
+          resolve({
+            ok: false,
+            error: { code: 'TIMEOUT', message: 'JavaScript execution timed out', stack: '' },
+          });
+        },
+        Math.max(0, job.limits.deadlineMs - Date.now()),
+      );
+      this.queue.push({ job, bridge, resolve, timer });
+      this.dispatch();
+    });
+  }
+
+  private idleWorker(): PoolWorker | undefined {
+    for (const worker of this.workers) if (!worker.busy && worker.alive) return worker;
+    if (this.workers.size < this.options.size) return this.spawn();
+    return undefined;
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const worker = this.idleWorker();
+      if (!worker) return;
+      const waiting = this.queue.shift()!;
+      clearTimeout(waiting.timer);
+      worker.ready.then(
+        () => this.runOn(worker, waiting),
+        (error: unknown) =>
+          waiting.resolve({
+            ok: false,
+            error: { code: 'EXECUTION_FAILED', message: `the sandbox worker failed to start: ${String(error)}` },
+          }),
+      );
+      // Reserve the worker now, before its ready promise settles.
+      worker.reserve();
+    }
+  }
+
+  private runOn(worker: PoolWorker, waiting: Waiting): void {
+    worker.run(waiting.job, waiting.bridge).then((outcome) => {
+      waiting.resolve(outcome);
+      this.dispatch();
+    });
+  }
+
+  /** Terminates every worker; queued jobs end with EXECUTION_FAILED. Idempotent. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const waiting of this.queue.splice(0)) {
+      clearTimeout(waiting.timer);
+      waiting.resolve({ ok: false, error: { code: 'EXECUTION_FAILED', message: 'the gateway is stopping' } });
+    }
+    await Promise.all([...this.workers].map((w) => w.terminate()));
+    this.workers.clear();
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * @module The typed message protocol between the host and a sandbox worker.
+ * The worker side imports nothing from the host side but this file.
+ */
+import type { MessagePort } from 'node:worker_threads';
+
+/** Limits the worker enforces itself for one execution. */
+export interface JobLimits {
+  /** Epoch milliseconds after which the guest is interrupted. */
+  deadlineMs: number;
+  /** Largest serialized value accepted, in UTF-8 bytes. */
+  maxOutputBytes: number;
+  maxLogLines: number;
+  maxLogLineBytes: number;
+}
+
+/** One program to run. `code` is already JavaScript; positions are mapped back by the host. */
+export interface JobSpec {
+  code: string;
+  filename: string;
+  /** Top-level variables the program sees, as JSON text: `{"input": {...}}`. */
+  globalsJson: string;
+  limits: JobLimits;
+  /** Cap of this execution's own WebAssembly.Memory. */
+  memoryLimitBytes: number;
+}
+
+/** Sent once at startup in workerData. */
+export interface WorkerInit {
+  /** The port the worker uses for host calls and logs; replies come back on it. */
+  port: MessagePort;
+  /** Int32Array view index 0 is bumped by the host after each reply on `port`. */
+  signal: SharedArrayBuffer;
+  /** The QuickJS WebAssembly module, compiled once by the host. */
+  wasmModule: WebAssembly.Module;
+  stackLimitBytes: number;
+  /** Memory cap of the first instance the worker prepares. */
+  memoryLimitBytes: number;
+}
+
+/** Host -> worker, on the worker's own message channel (parentPort). */
+export type HostToWorker = { type: 'execute'; execId: number; job: JobSpec };
+
+/** A failure the sandbox reports, positions in the code it ran. */
+export interface GuestError {
+  code:
+    | 'SYNTAX_ERROR'
+    | 'RUNTIME_ERROR'
+    | 'TIMEOUT'
+    | 'SERIALIZATION_ERROR'
+    | 'MEMORY_LIMIT_EXCEEDED'
+    | 'OUTPUT_TOO_LARGE'
+    | 'MAX_TOOL_CALLS_EXCEEDED'
+    | 'EXECUTION_FAILED';
+  message: string;
+  stack?: string;
+  line?: number;
+  column?: number;
+}
+
+export type JobOutcome = { ok: true; valueJson: string } | { ok: false; error: GuestError };
+
+/** Worker -> host, on parentPort. */
+export type WorkerToHost =
+  | { type: 'ready' }
+  | { type: 'done'; execId: number; outcome: JobOutcome };
+
+/** One tool call, as the guest prelude validated it. Travels as JSON text. */
+export interface CallRequest {
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/** A call_tools() batch, as the guest prelude validated it. Travels as JSON text. */
+export interface BatchRequest {
+  requests: CallRequest[];
+  max_parallel?: number;
+}
+
+/** Worker -> host, on the call port. */
+export type CallMessage =
+  | { type: 'call'; execId: number; callId: number; dialect: 'sync' | 'async'; requestJson: string }
+  | { type: 'batch'; execId: number; callId: number; batchJson: string }
+  | { type: 'log'; execId: number; level: LogLevel; line: string };
+
+export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
+
+/**
+ * Host -> worker, on the call port. `envelopeJson` is what the guest receives;
+ * `fatal` ends the run with that error whatever the guest does next.
+ */
+export type CallReply =
+  | { type: 'reply'; execId: number; callId: number; envelopeJson: string }
+  | { type: 'fatal'; execId: number; callId: number; error: { code: GuestError['code']; message: string } };

@@ -1,0 +1,80 @@
+/**
+ * @module The worker's end of the call port: posts calls and logs, and blocks the worker
+ * (Atomics.wait) until the host's reply arrives, so a sync guest call costs one round trip.
+ */
+import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
+import type { CallMessage, CallReply } from '../protocol.ts';
+
+export class HostLink {
+  private readonly signal: Int32Array;
+  /** Replies that arrived while waiting for another one, by call id. */
+  private readonly stash = new Map<number, CallReply>();
+  private nextCallId = 1;
+
+  constructor(
+    private readonly port: MessagePort,
+    signal: SharedArrayBuffer,
+  ) {
+    this.signal = new Int32Array(signal);
+  }
+
+  /** A new call id, unique for the life of the worker. */
+  newCallId(): number {
+    return this.nextCallId++;
+  }
+
+  post(message: CallMessage): void {
+    this.port.postMessage(message);
+  }
+
+  /** Forgets replies of earlier executions. */
+  reset(): void {
+    this.stash.clear();
+    while (receiveMessageOnPort(this.port)) {}
+  }
+
+  private drain(execId: number): void {
+    for (;;) {
+      const received = receiveMessageOnPort(this.port);
+      if (!received) return;
+      const reply = received.message as CallReply;
+      if (reply.execId === execId) this.stash.set(reply.callId, reply);
+    }
+  }
+
+  /** Takes the reply for `callId` if it has arrived. */
+  take(execId: number, callId: number): CallReply | undefined {
+    this.drain(execId);
+    const reply = this.stash.get(callId);
+    if (reply) this.stash.delete(callId);
+    return reply;
+  }
+
+  /** Takes any arrived reply among `callIds`, in arrival order of the ids given. */
+  takeAny(execId: number, callIds: Iterable<number>): CallReply | undefined {
+    this.drain(execId);
+    for (const id of callIds) {
+      const reply = this.stash.get(id);
+      if (reply) {
+        this.stash.delete(id);
+        return reply;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Blocks until a reply that `pick` accepts arrives or `deadlineMs` passes (then undefined).
+   * The signal is read before the port is drained, so a reply posted in between wakes the wait.
+   */
+  waitFor(deadlineMs: number, pick: () => CallReply | undefined): CallReply | undefined {
+    for (;;) {
+      const seen = Atomics.load(this.signal, 0);
+      const reply = pick();
+      if (reply) return reply;
+      const remaining = deadlineMs - Date.now();
+      if (remaining <= 0) return undefined;
+      Atomics.wait(this.signal, 0, seen, remaining);
+    }
+  }
+}

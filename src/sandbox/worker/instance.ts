@@ -1,0 +1,120 @@
+/**
+ * @module A fresh QuickJS instance: its own capped WebAssembly.Memory, runtime, context
+ * and prelude. Built ahead of time so an execution only has to run.
+ */
+import releaseSync from '@jitl/quickjs-wasmfile-release-sync';
+import {
+  newQuickJSWASMModuleFromVariant,
+  newVariant,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSSyncVariant,
+} from 'quickjs-emscripten-core';
+import { HOST_GLOBAL, PRELUDE_SOURCE } from './prelude.ts';
+
+const WASM_PAGE_BYTES = 65_536;
+/** The module's own minimum (its INITIAL_MEMORY is 16 MiB). */
+const INITIAL_PAGES = 256;
+/** Room above the QuickJS heap cap for the C stack and static data, so the JS heap limit trips first. */
+const MEMORY_HEADROOM_BYTES = 8 * 1_048_576;
+/** The package's types describe its CommonJS face; under ESM the default export is the variant. */
+const variant = releaseSync as unknown as QuickJSSyncVariant;
+
+/** Host functions the prelude captures; the run installs the real ones per execution. */
+export interface HostHooks {
+  call(json: string): string;
+  batch(json: string): string;
+  callAsync(json: string): number;
+  log(level: string, line: string): void;
+}
+
+export interface Instance {
+  memoryLimitBytes: number;
+  memory: WebAssembly.Memory;
+  runtime: QuickJSRuntime;
+  context: QuickJSContext;
+  /** The prelude's hooks object (settle, setGlobals, serialize, describe). */
+  hooks: QuickJSHandle;
+  /** Replaced by each execution before the program runs. */
+  host: HostHooks;
+  /** Set by the run: true makes the interrupt handler stop the guest. */
+  shouldInterrupt: () => boolean;
+}
+
+function installHostFunctions(instance: Instance): void {
+  const { context } = instance;
+  const holder = context.newObject();
+  const fns = {
+    call: context.newFunction('call', (json) =>
+      context.newString(instance.host.call(context.getString(json))),
+    ),
+    batch: context.newFunction('batch', (json) =>
+      context.newString(instance.host.batch(context.getString(json))),
+    ),
+    callAsync: context.newFunction('callAsync', (json) =>
+      context.newNumber(instance.host.callAsync(context.getString(json))),
+    ),
+    log: context.newFunction('log', (level, line) => {
+      instance.host.log(context.getString(level), context.getString(line));
+    }),
+  };
+  for (const [name, fn] of Object.entries(fns)) {
+    context.setProp(holder, name, fn);
+    fn.dispose();
+  }
+  context.setProp(context.global, HOST_GLOBAL, holder);
+  holder.dispose();
+}
+
+const idleHost: HostHooks = {
+  call: () => {
+    throw new Error('no execution is running');
+  },
+  batch: () => {
+    throw new Error('no execution is running');
+  },
+  callAsync: () => {
+    throw new Error('no execution is running');
+  },
+  log: () => {},
+};
+
+/** Builds one instance with the given memory cap; `stackLimitBytes` bounds guest recursion. */
+export async function createInstance(
+  wasmModule: WebAssembly.Module,
+  memoryLimitBytes: number,
+  stackLimitBytes: number,
+): Promise<Instance> {
+  const maximumPages = Math.max(
+    INITIAL_PAGES,
+    Math.ceil((memoryLimitBytes + MEMORY_HEADROOM_BYTES) / WASM_PAGE_BYTES),
+  );
+  const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: maximumPages });
+  const module = await newQuickJSWASMModuleFromVariant(
+    newVariant(variant, { wasmModule, wasmMemory: memory }),
+  );
+  const runtime = module.newRuntime();
+  runtime.setMemoryLimit(memoryLimitBytes);
+  runtime.setMaxStackSize(stackLimitBytes);
+  const context = runtime.newContext();
+  const instance: Instance = {
+    memoryLimitBytes,
+    memory,
+    runtime,
+    context,
+    hooks: context.undefined,
+    host: idleHost,
+    shouldInterrupt: () => false,
+  };
+  runtime.setInterruptHandler(() => instance.shouldInterrupt());
+  installHostFunctions(instance);
+  const result = context.evalCode(PRELUDE_SOURCE, '<prelude>');
+  instance.hooks = context.unwrapResult(result);
+  return instance;
+}
+
+/** True when the instance's memory has grown to (nearly) its cap. */
+export function memoryExhausted(instance: Instance): boolean {
+  return instance.memory.buffer.byteLength >= instance.memoryLimitBytes * 0.9;
+}

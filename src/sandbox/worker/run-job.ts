@@ -1,0 +1,299 @@
+/**
+ * @module Runs one program on a prepared instance: binds the host hooks, evaluates with
+ * top-level await, drives the guest's promise to the end while serving host replies, and
+ * turns whatever happened into a JobOutcome. Never throws.
+ */
+import type { QuickJSHandle } from 'quickjs-emscripten-core';
+import type { CallReply, GuestError, JobOutcome, JobSpec, LogLevel } from '../protocol.ts';
+import type { HostLink } from './host-link.ts';
+import { type Instance, memoryExhausted } from './instance.ts';
+import { cutToBytes } from './utf8.ts';
+
+const EVAL_TYPE_GLOBAL = 0;
+const EVAL_FLAG_COMPILE_ONLY = 1 << 5;
+/** QuickJS's JS_EVAL_FLAG_ASYNC: top-level await in a script; resolves to {value: completion}. */
+const EVAL_FLAG_ASYNC = 1 << 7;
+/** Extra time granted to read an error object after the program failed. */
+const DESCRIBE_GRACE_MS = 25;
+const LOG_CUT_MARKER = '…[truncated]';
+const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
+const TIMEOUT_MESSAGE = 'JavaScript execution timed out';
+
+interface Described {
+  isError: boolean;
+  name: string;
+  message: string;
+  stack: string;
+}
+
+class Aborted extends Error {}
+
+/** Position of the first stack frame (`file:line:col`) in a QuickJS stack. */
+function topFrame(stack: string): { line: number; column: number } | undefined {
+  const match = /:(\d+):(\d+)\)?\s*$/m.exec(stack);
+  return match ? { line: Number(match[1]), column: Number(match[2]) } : undefined;
+}
+
+function errorFrom(code: GuestError['code'], d: Described, syntax = false): GuestError {
+  const message = d.isError && d.name !== 'Error' ? `${d.name}: ${d.message}` : d.message;
+  const frame = topFrame(d.stack);
+  const stack = d.isError ? `${d.name}: ${d.message}\n${d.stack}`.trimEnd() : '';
+  return {
+    code,
+    message,
+    stack: syntax ? '' : stack,
+    ...(frame ?? {}),
+  };
+}
+
+export class JobRun {
+  private aborted: GuestError | undefined;
+  private deadlineMs: number;
+  private readonly asyncPending = new Set<number>();
+  private logLines = 0;
+
+  constructor(
+    private readonly instance: Instance,
+    private readonly job: JobSpec,
+    private readonly execId: number,
+    private readonly link: HostLink,
+  ) {
+    this.deadlineMs = job.limits.deadlineMs;
+  }
+
+  private get timedOut(): boolean {
+    return Date.now() >= this.deadlineMs;
+  }
+
+  private checkAlive(): void {
+    if (this.aborted) throw new Aborted(this.aborted.message);
+    if (this.timedOut) throw new Aborted(TIMEOUT_MESSAGE);
+  }
+
+  private settleReply(reply: CallReply): string {
+    if (reply.type === 'fatal') {
+      this.aborted = { code: reply.error.code, message: reply.error.message, stack: '' };
+      throw new Aborted(reply.error.message);
+    }
+    return reply.envelopeJson;
+  }
+
+  private waitSync(callId: number): string {
+    const reply = this.link.waitFor(this.deadlineMs, () => this.link.take(this.execId, callId));
+    if (!reply) throw new Aborted(TIMEOUT_MESSAGE);
+    return this.settleReply(reply);
+  }
+
+  private bindHost(): void {
+    const { link, execId } = this;
+    this.instance.host = {
+      call: (requestJson) => {
+        this.checkAlive();
+        const callId = link.newCallId();
+        link.post({ type: 'call', execId, callId, dialect: 'sync', requestJson });
+        return this.waitSync(callId);
+      },
+      batch: (batchJson) => {
+        this.checkAlive();
+        const callId = link.newCallId();
+        link.post({ type: 'batch', execId, callId, batchJson });
+        return this.waitSync(callId);
+      },
+      callAsync: (requestJson) => {
+        this.checkAlive();
+        const callId = link.newCallId();
+        link.post({ type: 'call', execId, callId, dialect: 'async', requestJson });
+        this.asyncPending.add(callId);
+        return callId;
+      },
+      log: (level, line) => {
+        const limits = this.job.limits;
+        if (this.logLines >= limits.maxLogLines || !LOG_LEVELS.has(level)) return;
+        this.logLines++;
+        const cut = cutToBytes(line, limits.maxLogLineBytes, LOG_CUT_MARKER);
+        link.post({ type: 'log', execId, level: level as LogLevel, line: cut });
+      },
+    };
+    this.instance.shouldInterrupt = () => this.aborted !== undefined || this.timedOut;
+  }
+
+  private callHook(name: string, ...args: QuickJSHandle[]): QuickJSHandle {
+    const { context, hooks } = this.instance;
+    const fn = context.getProp(hooks, name);
+    try {
+      return context.unwrapResult(context.callFunction(fn, context.undefined, ...args));
+    } finally {
+      fn.dispose();
+    }
+  }
+
+  /** Reads a guest exception; undefined when even that fails (out of memory, a hostile getter). */
+  private describe(error: QuickJSHandle): Described | undefined {
+    const saved = this.deadlineMs;
+    this.deadlineMs = Date.now() + DESCRIBE_GRACE_MS;
+    try {
+      const described = this.callHook('describe', error);
+      const text = this.instance.context.getString(described);
+      described.dispose();
+      return JSON.parse(text) as Described;
+    } catch {
+      return undefined;
+    } finally {
+      this.deadlineMs = saved;
+    }
+  }
+
+  private memoryError(): GuestError {
+    const mb = Math.round(this.instance.memoryLimitBytes / 1_048_576);
+    return {
+      code: 'MEMORY_LIMIT_EXCEEDED',
+      message: `The program exceeded the sandbox memory limit (${mb} MB)`,
+      stack: '',
+    };
+  }
+
+  private classify(error: QuickJSHandle, phase: 'compile' | 'run'): GuestError {
+    if (this.aborted) return this.aborted;
+    if (this.timedOut) return { code: 'TIMEOUT', message: TIMEOUT_MESSAGE, stack: '' };
+    const d = this.describe(error);
+    if (!d) {
+      return memoryExhausted(this.instance)
+        ? this.memoryError()
+        : { code: 'EXECUTION_FAILED', message: 'The program failed with an unreadable error' };
+    }
+    if (d.isError && d.name === 'InternalError' && d.message === 'out of memory') {
+      return this.memoryError();
+    }
+    if (!d.isError && (d.message === 'null' || d.message === '') && memoryExhausted(this.instance)) {
+      return this.memoryError();
+    }
+    if (d.isError && d.name === 'InternalError' && d.message === 'interrupted') {
+      return { code: 'TIMEOUT', message: TIMEOUT_MESSAGE, stack: '' };
+    }
+    if (phase === 'compile') return errorFrom('SYNTAX_ERROR', d, true);
+    return errorFrom('RUNTIME_ERROR', d);
+  }
+
+  /** An exception thrown by the engine itself (a wasm trap, the native stack). */
+  private hostFault(error: unknown): GuestError {
+    if (this.aborted) return this.aborted;
+    if (this.timedOut) return { code: 'TIMEOUT', message: TIMEOUT_MESSAGE, stack: '' };
+    if (error instanceof RangeError && /call stack/i.test(error.message)) {
+      return { code: 'RUNTIME_ERROR', message: 'InternalError: stack overflow', stack: '' };
+    }
+    if (memoryExhausted(this.instance)) return this.memoryError();
+    return {
+      code: 'EXECUTION_FAILED',
+      message: `The sandbox failed: ${(error as Error)?.message ?? String(error)}`,
+    };
+  }
+
+  private serialize(value: QuickJSHandle): JobOutcome {
+    const { context } = this.instance;
+    const maxChars = context.newNumber(this.job.limits.maxOutputBytes);
+    const result = this.callHook('serialize', value, maxChars);
+    maxChars.dispose();
+    const [ok, a, b] = context.dump(result) as [boolean, string, string];
+    if (ok) {
+      if (Buffer.byteLength(a) > this.job.limits.maxOutputBytes) return this.tooLarge();
+      return { ok: true, valueJson: a };
+    }
+    if (a === 'OUTPUT_TOO_LARGE') return this.tooLarge();
+    return {
+      ok: false,
+      error: {
+        code: 'SERIALIZATION_ERROR',
+        message: `Result contains non-JSON-serializable values (functions, circular references, etc.): ${b}`,
+        stack: '',
+      },
+    };
+  }
+
+  private tooLarge(): JobOutcome {
+    return {
+      ok: false,
+      error: {
+        code: 'OUTPUT_TOO_LARGE',
+        message: `The result is larger than code_execution_max_output_bytes (${this.job.limits.maxOutputBytes} bytes); return less data`,
+        stack: '',
+      },
+    };
+  }
+
+  /** Settles one arrived async reply in the guest; false when none has arrived by the deadline. */
+  private settleAsync(wait: boolean): boolean {
+    const pick = () => this.link.takeAny(this.execId, this.asyncPending);
+    const reply = wait ? this.link.waitFor(this.deadlineMs, pick) : pick();
+    if (!reply) return false;
+    this.asyncPending.delete(reply.callId);
+    const json = this.settleReply(reply);
+    const { context } = this.instance;
+    const id = context.newNumber(reply.callId);
+    const text = context.newString(json);
+    this.callHook('settle', id, text).dispose();
+    id.dispose();
+    text.dispose();
+    return true;
+  }
+
+  /** Drives the program's promise until it settles; returns the outcome. */
+  private drive(promise: QuickJSHandle): JobOutcome {
+    const { context, runtime } = this.instance;
+    for (;;) {
+      const jobs = runtime.executePendingJobs(-1);
+      if (jobs.error) jobs.error.dispose();
+      if (this.aborted || this.timedOut) return { ok: false, error: this.classify(context.undefined, 'run') };
+      const state = context.getPromiseState(promise);
+      if (state.type === 'fulfilled') {
+        const value = context.getProp(state.value, 'value');
+        state.value.dispose();
+        return this.serialize(value);
+      }
+      if (state.type === 'rejected') {
+        return { ok: false, error: this.classify(state.error, 'run') };
+      }
+      if (this.settleAsync(false)) continue;
+      if (this.asyncPending.size === 0) {
+        return {
+          ok: false,
+          error: {
+            code: 'RUNTIME_ERROR',
+            message:
+              'The program awaits a promise that can never settle (no tool call is in flight)',
+            stack: '',
+          },
+        };
+      }
+      if (!this.settleAsync(true)) {
+        return { ok: false, error: { code: 'TIMEOUT', message: TIMEOUT_MESSAGE, stack: '' } };
+      }
+    }
+  }
+
+  run(): JobOutcome {
+    const { context } = this.instance;
+    try {
+      this.bindHost();
+      const globals = context.newString(this.job.globalsJson);
+      this.callHook('setGlobals', globals).dispose();
+      globals.dispose();
+      const compiled = context.evalCode(
+        this.job.code,
+        this.job.filename,
+        EVAL_TYPE_GLOBAL | EVAL_FLAG_ASYNC | EVAL_FLAG_COMPILE_ONLY,
+      );
+      if (compiled.error) return { ok: false, error: this.classify(compiled.error, 'compile') };
+      compiled.value.dispose();
+      const evaluated = context.evalCode(
+        this.job.code,
+        this.job.filename,
+        EVAL_TYPE_GLOBAL | EVAL_FLAG_ASYNC,
+      );
+      if (evaluated.error) return { ok: false, error: this.classify(evaluated.error, 'run') };
+      return this.drive(evaluated.value);
+    } catch (error) {
+      if (error instanceof Aborted) return { ok: false, error: this.classify(context.undefined, 'run') };
+      return { ok: false, error: this.hostFault(error) };
+    }
+  }
+}
