@@ -1,0 +1,111 @@
+/** @module `codemux code exec`: run a program once, print its envelope, exit 0/1/2. */
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { configPath, loadConfig, logLevelFrom } from '../config/index.ts';
+import { ConfigError } from '../errors/index.ts';
+import { createRuntime } from '../execution/index.ts';
+import { createLogger } from '../util/logger.ts';
+import { EXIT_USAGE, exitCodeFor } from './exit-codes.ts';
+import { printJson, printUsageError } from './output.ts';
+
+interface ExecFlags {
+  code?: string;
+  file?: string;
+  input: string;
+  inputFile?: string;
+  language?: string;
+  timeout?: string;
+  maxToolCalls?: string;
+  allowedServers?: string;
+  logLevel?: string;
+  config?: string;
+}
+
+class UsageError extends Error {}
+
+function integerFlag(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`--${name} must be an integer (got "${value}")`);
+  return Number(value);
+}
+
+function readInput(flags: ExecFlags): unknown {
+  const text = flags.inputFile !== undefined ? readFile(flags.inputFile, '--input-file') : flags.input;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const source = flags.inputFile !== undefined ? `--input-file ${flags.inputFile}` : '--input';
+    throw new UsageError(`${source} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+function readFile(file: string, flag: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${flag} ${file}: ${(error as Error).message}`);
+  }
+}
+
+/** Turns flags into code_execution arguments; throws UsageError for anything malformed. */
+function toArguments(flags: ExecFlags): Record<string, unknown> {
+  const sources = [flags.code !== undefined, flags.file !== undefined].filter(Boolean).length;
+  if (sources !== 1) throw new UsageError('give exactly one of --code or --file');
+  if (flags.input !== '{}' && flags.inputFile !== undefined) {
+    throw new UsageError('give at most one of --input and --input-file');
+  }
+  const code = flags.code ?? readFile(flags.file!, '--file');
+  const language = flags.language ?? (flags.file?.endsWith('.ts') ? 'typescript' : undefined);
+  const options: Record<string, unknown> = {};
+  const timeout = integerFlag('timeout', flags.timeout);
+  if (timeout !== undefined) options.timeout_ms = timeout;
+  const maxToolCalls = integerFlag('max-tool-calls', flags.maxToolCalls);
+  if (maxToolCalls !== undefined) options.max_tool_calls = maxToolCalls;
+  if (flags.allowedServers !== undefined) {
+    options.allowed_servers = flags.allowedServers.split(',').map((s) => s.trim()).filter(Boolean);
+  }
+  return { code, ...(language ? { language } : {}), input: readInput(flags), options };
+}
+
+async function run(flags: ExecFlags): Promise<number> {
+  let args: Record<string, unknown>;
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    args = toArguments(flags);
+    config = loadConfig(configPath(flags.config), { mustExist: flags.config !== undefined });
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError) {
+      await printUsageError(error instanceof ConfigError ? 'INVALID_CONFIG' : 'INVALID_REQUEST', error.message);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+  const logger = createLogger(logLevelFrom(flags.logLevel, 'warn'));
+  const runtime = createRuntime(config, logger, { warmWorkers: 1 });
+  try {
+    const result = await runtime.service.execute(args);
+    await printJson(result.envelope);
+    return exitCodeFor(result.envelope);
+  } finally {
+    await runtime.stop();
+  }
+}
+
+export function registerCodeExec(code: Command): void {
+  code
+    .command('exec')
+    .description('Execute JavaScript or TypeScript once against the configured upstream servers')
+    .option('--code <source>', 'inline JavaScript/TypeScript code to execute')
+    .option('--file <path>', 'path to a local JavaScript/TypeScript file (.ts means TypeScript)')
+    .option('--input <json>', 'input data as a JSON object', '{}')
+    .option('--input-file <path>', 'path to a JSON file containing input data')
+    .option('--language <language>', 'javascript or typescript (default: javascript)')
+    .option('--timeout <ms>', 'execution timeout in milliseconds (1-600000; default from config, 120000)')
+    .option('--max-tool-calls <n>', 'maximum tool calls, 0 = unlimited (default from config, 0)')
+    .option('--allowed-servers <names>', 'comma-separated list of server names the code may call')
+    .option('--log-level <level>', 'trace, debug, info, warn or error (logs go to stderr)')
+    .option('--config <path>', 'MCP configuration file (default: $CODEMUX_CONFIG or ~/.codemux/mcp_config.json)')
+    .action(async (flags: ExecFlags) => {
+      process.exitCode = await run(flags);
+    });
+}

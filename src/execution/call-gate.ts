@@ -1,0 +1,169 @@
+/**
+ * @module The host side of one execution's tool calls: budget (with the runaway rule),
+ * allowed servers and quarantine, checked in input order before dispatch; parallel
+ * batches; cancellation of everything in flight when the execution ends.
+ */
+import type { ResolvedConfig } from '../config/index.ts';
+import type { BatchRequest, BridgeReply, CallRequest, JobBridge, LogLevel } from '../sandbox/index.ts';
+import { ConcurrencyLimiter, type CallOutcome, type UpstreamRegistry } from '../upstream/index.ts';
+import type { Logger } from '../util/logger.ts';
+import { asyncEnvelope, asyncFailure, syncEnvelope, syncFailure } from './envelopes.ts';
+import type { ToolCallRecord } from './types.ts';
+
+export interface GateOptions {
+  registry: UpstreamRegistry;
+  config: ResolvedConfig;
+  maxToolCalls: number;
+  allowedServers?: ReadonlySet<string>;
+  deadlineMs: number;
+  logger: Logger;
+}
+
+type Refusal = { code: string; message: string };
+
+export class CallGate implements JobBridge {
+  readonly toolCalls: ToolCallRecord[] = [];
+  readonly logs: string[] = [];
+  private used = 0;
+  private refusedOnce = false;
+  private readonly controller = new AbortController();
+  private readonly asyncSlots: ConcurrencyLimiter;
+
+  constructor(private readonly options: GateOptions) {
+    this.asyncSlots = new ConcurrencyLimiter(options.config.codeExecution.maxParallel, Number.MAX_SAFE_INTEGER);
+  }
+
+  private get budgetMessage(): string {
+    return `Exceeded maximum tool calls limit (${this.options.maxToolCalls})`;
+  }
+
+  /** One unit of budget: 'ok', a first refusal, or 'fatal' for an attempt after a refusal. */
+  private take(): 'ok' | 'refused' | 'fatal' {
+    const max = this.options.maxToolCalls;
+    if (max === 0 || this.used < max) {
+      this.used++;
+      return 'ok';
+    }
+    return this.refusedOnce ? 'fatal' : 'refused';
+  }
+
+  private fatal(): BridgeReply {
+    return { fatal: { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage } };
+  }
+
+  /** allowed_servers, then quarantine; undefined when the call may go out. */
+  private policy(server: string): Refusal | undefined {
+    const allowed = this.options.allowedServers;
+    if (allowed && !allowed.has(server)) {
+      return { code: 'SERVER_NOT_ALLOWED', message: `Server '${server}' is not in the allowed servers list` };
+    }
+    if (this.options.registry.server(server)?.quarantined) {
+      return {
+        code: 'ACCESS_DENIED',
+        message: `Server '${server}' is quarantined for review; an administrator must set "quarantined": false in the config before its tools can be called`,
+      };
+    }
+    return undefined;
+  }
+
+  private record(request: CallRequest, started: number, code?: string): void {
+    this.toolCalls.push({
+      server: request.server,
+      tool: request.tool,
+      ok: code === undefined,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      ...(code ? { code } : {}),
+    });
+  }
+
+  private async dispatch(request: CallRequest): Promise<CallOutcome> {
+    return this.options.registry.call(request.server, request.tool, request.args, {
+      signal: this.controller.signal,
+      timeoutMs: Math.max(1, this.options.deadlineMs - Date.now()),
+    });
+  }
+
+  async call(requestJson: string, dialect: 'sync' | 'async'): Promise<BridgeReply> {
+    const request = JSON.parse(requestJson) as CallRequest;
+    const started = performance.now();
+    const budget = this.take();
+    if (budget === 'fatal') return this.fatal();
+    const refusal: Refusal | undefined =
+      budget === 'refused' ? { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage } : this.policy(request.server);
+    if (budget === 'refused') this.refusedOnce = true;
+    if (refusal) {
+      this.record(request, started, refusal.code);
+      return {
+        envelope:
+          dialect === 'sync' ? syncFailure(refusal.code, refusal.message) : asyncFailure(refusal.code, refusal.message),
+      };
+    }
+    if (dialect === 'sync') {
+      const envelope = syncEnvelope(await this.dispatch(request));
+      this.record(request, started, envelope.ok ? undefined : envelope.error.code);
+      return { envelope };
+    }
+    const release = await this.asyncSlots.acquire(this.controller.signal);
+    try {
+      const outcome = await this.dispatch(request);
+      const envelope = asyncEnvelope(outcome, this.options.config.codeExecution.maxOutputBytes);
+      this.record(request, started, envelope.ok ? undefined : envelope.error.code);
+      return { envelope };
+    } finally {
+      release?.();
+    }
+  }
+
+  async batch(batchJson: string): Promise<BridgeReply> {
+    const batch = JSON.parse(batchJson) as BatchRequest;
+    const started = performance.now();
+    const slots: unknown[] = new Array(batch.requests.length);
+    const toSend: number[] = [];
+    let overBudget = false;
+    // Every element is judged in input order before anything is dispatched.
+    for (let i = 0; i < batch.requests.length; i++) {
+      const request = batch.requests[i]!;
+      const budget = this.take();
+      if (budget === 'fatal') return this.fatal();
+      const refusal: Refusal | undefined =
+        budget === 'refused' ? { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage } : this.policy(request.server);
+      if (budget === 'refused') overBudget = true;
+      if (refusal) {
+        slots[i] = syncFailure(refusal.code, refusal.message);
+        this.record(request, started, refusal.code);
+      } else {
+        toSend.push(i);
+      }
+    }
+    // The whole over-budget batch counts as one refused attempt.
+    if (overBudget) this.refusedOnce = true;
+    const parallel = batch.max_parallel ?? this.options.config.codeExecution.maxParallel;
+    let next = 0;
+    const lane = async () => {
+      while (next < toSend.length) {
+        const i = toSend[next++]!;
+        const request = batch.requests[i]!;
+        const callStarted = performance.now();
+        const envelope = syncEnvelope(await this.dispatch(request));
+        slots[i] = envelope;
+        this.record(request, callStarted, envelope.ok ? undefined : envelope.error.code);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(parallel, toSend.length) }, lane));
+    return { envelope: slots };
+  }
+
+  log(level: LogLevel, line: string): void {
+    this.logs.push(line);
+    this.options.logger.debug({ level }, `guest console: ${line}`);
+  }
+
+  /** Cancels every call still in flight (MCP notifications/cancelled); idempotent. */
+  close(): void {
+    this.controller.abort();
+  }
+
+  get callCount(): number {
+    return this.toolCalls.length;
+  }
+}

@@ -1,0 +1,87 @@
+/** @module Upstream outcomes -> the two guest dialects' call envelopes. */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallOutcome } from '../upstream/index.ts';
+
+export type SyncEnvelope =
+  | { ok: true; result: CallToolResult }
+  | { ok: false; error: { code: string; message: string }; result?: CallToolResult };
+
+export type AsyncEnvelope =
+  | { ok: true; data: unknown; meta: { omitted: number } }
+  | { ok: false; error: { code: string; message: string; retryable: boolean } };
+
+function textOf(result: CallToolResult): string {
+  return (result.content ?? [])
+    .filter((block) => block.type === 'text')
+    .map((block) => (block as { text: string }).text)
+    .join('\n');
+}
+
+/** A refusal or failure in the sync dialect (call_tool / call_tools). */
+export function syncFailure(code: string, message: string): SyncEnvelope {
+  return { ok: false, error: { code, message } };
+}
+
+/** call_tool's envelope: an upstream `isError` result is TOOL_ERROR with the result kept. */
+export function syncEnvelope(outcome: CallOutcome): SyncEnvelope {
+  if (!outcome.ok) {
+    // The sync dialect has no timeout code of its own per call.
+    const code = outcome.code === 'UPSTREAM_TIMEOUT' ? 'UPSTREAM_ERROR' : outcome.code;
+    return syncFailure(code, outcome.message);
+  }
+  const result = outcome.result;
+  if (result.isError) {
+    return { ok: false, error: { code: 'TOOL_ERROR', message: textOf(result) || 'the tool reported an error' }, result };
+  }
+  return { ok: true, result };
+}
+
+/** Arion's lowercase codes for the async dialect, with whether a retry can help. */
+const ASYNC_CODES: Record<string, { code: string; retryable: boolean }> = {
+  UPSTREAM_ERROR: { code: 'upstream_error', retryable: false },
+  SERVER_UNAVAILABLE: { code: 'upstream_error', retryable: true },
+  QUEUE_FULL: { code: 'overflow', retryable: true },
+  UPSTREAM_TIMEOUT: { code: 'upstream_timeout', retryable: true },
+  SERVER_NOT_ALLOWED: { code: 'access_denied', retryable: false },
+  ACCESS_DENIED: { code: 'access_denied', retryable: false },
+  MAX_TOOL_CALLS_EXCEEDED: { code: 'max_tool_calls_exceeded', retryable: false },
+};
+
+export function asyncFailure(code: string, message: string): AsyncEnvelope {
+  const mapped = ASYNC_CODES[code] ?? { code: code.toLowerCase(), retryable: false };
+  return { ok: false, error: { code: mapped.code, message, retryable: mapped.retryable } };
+}
+
+/** tools.*'s envelope: `data` is structuredContent, else the text blocks joined by newlines. */
+export function asyncEnvelope(outcome: CallOutcome, maxBytes: number): AsyncEnvelope {
+  if (!outcome.ok) {
+    if (/^(server|tool) not found: /.test(outcome.message)) {
+      return { ok: false, error: { code: 'tool_not_found', message: outcome.message, retryable: false } };
+    }
+    return asyncFailure(outcome.code, outcome.message);
+  }
+  const result = outcome.result;
+  const text = textOf(result);
+  if (result.isError) {
+    return {
+      ok: false,
+      error: { code: 'upstream_error', message: text || 'the tool reported an error', retryable: false },
+    };
+  }
+  const blocks = result.content ?? [];
+  const omitted = blocks.filter((block) => block.type !== 'text').length;
+  const data =
+    result.structuredContent ?? (blocks.some((block) => block.type === 'text') ? text : null);
+  const envelope: AsyncEnvelope = { ok: true, data, meta: { omitted } };
+  if (Buffer.byteLength(JSON.stringify(envelope)) > maxBytes) {
+    return {
+      ok: false,
+      error: {
+        code: 'result_too_large',
+        message: `the result is larger than code_execution_max_output_bytes (${maxBytes} bytes)`,
+        retryable: false,
+      },
+    };
+  }
+  return envelope;
+}

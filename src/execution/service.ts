@@ -1,0 +1,116 @@
+/**
+ * @module The execution service every surface goes through: feature switch, request
+ * validation, source preparation, policy, limits, the sandbox run, and the result.
+ */
+import { MAX_LOG_LINE_BYTES, MAX_LOG_LINES } from '../config/defaults.ts';
+import type { ResolvedConfig } from '../config/index.ts';
+import { prepareSource, type SandboxExecutor } from '../sandbox/index.ts';
+import type { UpstreamRegistry } from '../upstream/index.ts';
+import type { Logger } from '../util/logger.ts';
+import { CallGate } from './call-gate.ts';
+import { mapGuestError } from './map-positions.ts';
+import type { Envelope, ErrorBody, ExecutionResult } from './types.ts';
+import { validateRequest } from './validate-request.ts';
+
+export interface ExecutionServiceDeps {
+  /** The current config (a function, so a reloaded config applies to the next execution). */
+  config: () => ResolvedConfig;
+  registry: UpstreamRegistry;
+  executor: SandboxExecutor;
+  logger: Logger;
+}
+
+function refusal(error: ErrorBody, started: number): ExecutionResult {
+  return {
+    envelope: { ok: false, error },
+    toolCalls: [],
+    stats: { duration_ms: elapsed(started), tool_calls: 0 },
+  };
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}
+
+export class ExecutionService {
+  constructor(private readonly deps: ExecutionServiceDeps) {}
+
+  /** Runs one code_execution request; never throws. */
+  async execute(args: unknown): Promise<ExecutionResult> {
+    const started = performance.now();
+    const config = this.deps.config();
+    const settings = config.codeExecution;
+    if (!settings.enabled) {
+      return refusal(
+        {
+          code: 'FEATURE_DISABLED',
+          message: `code execution is disabled; set "enable_code_execution": true in ${config.path ?? 'the config file'} to enable it`,
+        },
+        started,
+      );
+    }
+    const checked = validateRequest(args);
+    if (!checked.ok) return refusal(checked.error, started);
+    const request = checked.value;
+    if (request.source.kind === 'script') {
+      return refusal(
+        {
+          code: 'INVALID_REQUEST',
+          message: 'stored scripts ("script") are not supported by this version of codemux yet; send the source as "code"',
+        },
+        started,
+      );
+    }
+    const language = request.language ?? 'javascript';
+    const filename = language === 'typescript' ? 'code.ts' : 'code.js';
+    const prepared = prepareSource(request.source.code, language);
+    if (!prepared.ok) {
+      return refusal(
+        { code: 'TRANSPILE_ERROR', message: prepared.message, line: prepared.line, column: prepared.column },
+        started,
+      );
+    }
+    const timeoutMs = request.options.timeoutMs ?? settings.timeoutMs;
+    const deadlineMs = Date.now() + timeoutMs;
+    const allowed = request.options.allowedServers;
+    const gate = new CallGate({
+      registry: this.deps.registry,
+      config,
+      maxToolCalls: request.options.maxToolCalls ?? settings.maxToolCalls,
+      allowedServers: allowed && allowed.length > 0 ? new Set(allowed) : undefined,
+      deadlineMs,
+      logger: this.deps.logger,
+    });
+    let globalsJson: string;
+    try {
+      globalsJson = JSON.stringify({ input: request.input });
+    } catch {
+      return refusal({ code: 'INVALID_REQUEST', message: 'input must be JSON' }, started);
+    }
+    const outcome = await this.deps.executor.run(
+      {
+        code: prepared.code,
+        filename,
+        globalsJson,
+        memoryLimitBytes: settings.memoryLimitMb * 1_048_576,
+        limits: {
+          deadlineMs,
+          maxOutputBytes: settings.maxOutputBytes,
+          maxLogLines: MAX_LOG_LINES,
+          maxLogLineBytes: MAX_LOG_LINE_BYTES,
+        },
+      },
+      gate,
+    );
+    gate.close();
+    const logs = gate.logs.length > 0 ? { logs: gate.logs } : {};
+    const envelope: Envelope = outcome.ok
+      ? { ok: true, value: JSON.parse(outcome.valueJson), ...logs }
+      : { ok: false, error: mapGuestError(outcome.error, filename, prepared.toOriginal), ...logs };
+    return {
+      envelope,
+      toolCalls: gate.toolCalls,
+      stats: { duration_ms: elapsed(started), tool_calls: gate.callCount },
+    };
+  }
+}

@@ -1,0 +1,34 @@
+/** @module What an execution returns to every surface. */
+
+export interface ErrorBody {
+  code: string;
+  message: string;
+  stack?: string;
+  line?: number;
+  column?: number;
+}
+
+/** The JSON envelope of the contract: `content[0].text` in MCP, the body in REST and the CLI. */
+export type Envelope =
+  | { ok: true; value: unknown; logs?: string[] }
+  | { ok: false; error: ErrorBody; logs?: string[] };
+
+export interface ToolCallRecord {
+  server: string;
+  tool: string;
+  ok: boolean;
+  duration_ms: number;
+  /** The error code when not ok. */
+  code?: string;
+}
+
+export interface ExecutionResult {
+  envelope: Envelope;
+  toolCalls: ToolCallRecord[];
+  stats: { duration_ms: number; tool_calls: number };
+}
+
+/** Who is asking; agent tokens and scopes come with the gateway. */
+export interface Caller {
+  kind: 'admin';
+}

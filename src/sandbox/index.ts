@@ -1,0 +1,13 @@
+/** @module The sandbox: contract, worker pool, source preparation. */
+export type { BridgeReply, JobBridge, SandboxExecutor } from './executor.ts';
+export { SandboxPool } from './pool.ts';
+export type {
+  BatchRequest,
+  CallRequest,
+  GuestError,
+  JobOutcome,
+  JobSpec,
+  LogLevel,
+} from './protocol.ts';
+export { type Language, type PreparedSource, prepareSource } from './source/prepare-source.ts';
+export type { Position } from './source/text-positions.ts';

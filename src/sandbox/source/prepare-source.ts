@@ -1,0 +1,27 @@
+/** @module Source as the caller wrote it -> JavaScript for the engine, with a position map back. */
+import { rewriteTopLevelReturn } from './top-level-return.ts';
+import type { Position } from './text-positions.ts';
+import { transpileTypeScript } from './transpile.ts';
+
+export type Language = 'javascript' | 'typescript';
+
+export type PreparedSource =
+  | { ok: true; code: string; toOriginal: (p: Position) => Position }
+  | { ok: false; message: string; line?: number; column?: number };
+
+const identity = (p: Position): Position => p;
+
+/** Transpiles (TypeScript), rewrites top-level returns, and composes the position maps. */
+export function prepareSource(source: string, language: Language): PreparedSource {
+  let code = source;
+  let fromTs = identity;
+  if (language === 'typescript') {
+    const ts = transpileTypeScript(source);
+    if (!ts.ok) return ts;
+    code = ts.code;
+    fromTs = ts.toOriginal ?? identity;
+  }
+  const rewritten = rewriteTopLevelReturn(code);
+  const fromRewrite = rewritten.toOriginal ?? identity;
+  return { ok: true, code: rewritten.code, toOriginal: (p) => fromTs(fromRewrite(p)) };
+}

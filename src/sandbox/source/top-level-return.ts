@@ -1,0 +1,67 @@
+/**
+ * @module Top-level `return` (Arion style) beside completion values (MCPProxy style):
+ * the program is wrapped in a labeled block and each top-level `return X` becomes
+ * `{ (X); break <label>; }`, so the script's completion value is X when it returns and
+ * the last statement's value otherwise. Top-level await keeps working (the engine
+ * evaluates scripts asynchronously).
+ */
+import { parse } from 'acorn';
+import { recursive } from 'acorn-walk';
+import type { Node, ReturnStatement } from 'acorn';
+import { applyEdits, type Edit } from './source-edits.ts';
+import type { Position } from './text-positions.ts';
+
+const LABEL = '__codemux_program__';
+const MAYBE_RETURN = /\breturn\b/;
+
+function topLevelReturns(program: Node): ReturnStatement[] {
+  const found: ReturnStatement[] = [];
+  const skip = () => {};
+  recursive(program, undefined, {
+    ReturnStatement(node) {
+      found.push(node as ReturnStatement);
+    },
+    FunctionDeclaration: skip,
+    FunctionExpression: skip,
+    ArrowFunctionExpression: skip,
+    ClassDeclaration: skip,
+    ClassExpression: skip,
+  });
+  return found;
+}
+
+/** Rewrites top-level returns; identity (no cost) when the program has none. */
+export function rewriteTopLevelReturn(code: string): {
+  code: string;
+  toOriginal?: (p: Position) => Position;
+} {
+  if (!MAYBE_RETURN.test(code)) return { code };
+  let program: Node;
+  try {
+    program = parse(code, {
+      ecmaVersion: 'latest',
+      sourceType: 'script',
+      allowReturnOutsideFunction: true,
+      allowAwaitOutsideFunction: true,
+      allowHashBang: true,
+    });
+  } catch {
+    // Not parseable here: the engine reports the syntax error with its own position.
+    return { code };
+  }
+  const returns = topLevelReturns(program);
+  if (returns.length === 0) return { code };
+  const edits: Edit[] = [{ start: 0, end: 0, text: `${LABEL}:{\n` }];
+  for (const node of returns) {
+    const arg = node.argument;
+    if (arg) {
+      // Two edits around the argument, so positions inside it map back exactly.
+      edits.push({ start: node.start, end: arg.start, text: '{(' });
+      edits.push({ start: arg.end, end: node.end, text: `);break ${LABEL};}` });
+    } else {
+      edits.push({ start: node.start, end: node.end, text: `{(void 0);break ${LABEL};}` });
+    }
+  }
+  edits.push({ start: code.length, end: code.length, text: '\n}' });
+  return applyEdits(code, edits);
+}

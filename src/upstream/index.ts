@@ -1,0 +1,5 @@
+/** @module Upstream MCP servers: the contract, the SDK connection, the registry. */
+export { ConcurrencyLimiter } from './limiter.ts';
+export { type ConnectionFactory, UpstreamRegistry } from './registry.ts';
+export { SdkConnection } from './sdk-connection.ts';
+export type { CallOptions, CallOutcome, ToolInfo, UpstreamConnection } from './types.ts';

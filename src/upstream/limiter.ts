@@ -1,0 +1,48 @@
+/** @module Per-server concurrency: at most `max` calls in flight, `queueSize` waiting, the rest shed. */
+
+export class ConcurrencyLimiter {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(
+    private readonly max: number | undefined,
+    private readonly queueSize: number,
+  ) {}
+
+  /**
+   * Takes a slot: resolves with a release function, or with undefined when the queue is
+   * full (QUEUE_FULL). An aborted wait leaves the queue and resolves undefined.
+   */
+  async acquire(signal?: AbortSignal): Promise<(() => void) | undefined> {
+    if (this.max === undefined) return () => {};
+    if (this.active < this.max) {
+      this.active++;
+      return this.releaser();
+    }
+    if (this.waiting.length >= this.queueSize) return undefined;
+    return new Promise((resolve) => {
+      const wake = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.active++;
+        resolve(this.releaser());
+      };
+      const onAbort = () => {
+        const at = this.waiting.indexOf(wake);
+        if (at >= 0) this.waiting.splice(at, 1);
+        resolve(undefined);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(wake);
+    });
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      this.waiting.shift()?.();
+    };
+  }
+}

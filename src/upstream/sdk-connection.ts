@@ -1,0 +1,126 @@
+/** @module An upstream connection through the official MCP SDK client: stdio, Streamable HTTP or SSE. */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { UPSTREAM_CONNECT_TIMEOUT_MS } from '../config/defaults.ts';
+import type { ServerConfig } from '../config/index.ts';
+import type { Logger } from '../util/logger.ts';
+import { StderrTail } from './stderr-tail.ts';
+import type { CallOptions, ToolInfo, UpstreamConnection } from './types.ts';
+
+const CLIENT_INFO = { name: 'codemux', version: '0.1.0' };
+/** The SDK's own request timeout when a call has no deadline of its own. */
+const UNBOUNDED_CALL_TIMEOUT_MS = 600_000;
+
+export class SdkConnection implements UpstreamConnection {
+  private client: Client | undefined;
+  private starting: Promise<void> | undefined;
+  private toolList: ToolInfo[] = [];
+  private readonly stderr = new StderrTail();
+
+  constructor(
+    private readonly server: ServerConfig,
+    private readonly logger: Logger,
+  ) {}
+
+  get name(): string {
+    return this.server.name;
+  }
+
+  get connected(): boolean {
+    return this.client !== undefined && this.starting === undefined;
+  }
+
+  tools(): readonly ToolInfo[] {
+    return this.toolList;
+  }
+
+  private transport(): Transport {
+    const s = this.server;
+    const requestInit = { headers: s.headers };
+    if (s.protocol === 'http') return new StreamableHTTPClientTransport(new URL(s.url!), { requestInit });
+    if (s.protocol === 'sse') return new SSEClientTransport(new URL(s.url!), { requestInit });
+    const transport = new StdioClientTransport({
+      command: s.command!,
+      args: s.args,
+      env: { ...getDefaultEnvironment(), ...s.env },
+      cwd: s.cwd,
+      stderr: 'pipe',
+    });
+    this.stderr.attach(transport.stderr as never, (line) =>
+      this.logger.debug({ server: s.name }, `stderr: ${line}`),
+    );
+    return transport;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    client.onclose = () => {
+      if (this.client === client) {
+        this.client = undefined;
+        this.logger.warn({ server: this.name }, 'upstream connection closed');
+      }
+    };
+    const started = Date.now();
+    try {
+      await client.connect(this.transport(), { timeout: UPSTREAM_CONNECT_TIMEOUT_MS });
+      const tools: ToolInfo[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: UPSTREAM_CONNECT_TIMEOUT_MS });
+        for (const t of page.tools) {
+          tools.push({
+            name: t.name,
+            description: t.description,
+            inputSchema: t.inputSchema as Record<string, unknown>,
+            outputSchema: t.outputSchema as Record<string, unknown> | undefined,
+          });
+        }
+        cursor = page.nextCursor;
+      } while (cursor);
+      this.toolList = tools;
+      this.client = client;
+      this.logger.debug(
+        { server: this.name, tools: tools.length, ms: Date.now() - started },
+        'upstream connected',
+      );
+    } catch (error) {
+      await client.close().catch(() => {});
+      // Let the child flush what it wrote before it died.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const tail = this.stderr.value;
+      const reason = (error as Error).message;
+      throw new Error(tail ? `${reason}; its stderr ends with: ${tail}` : reason);
+    }
+  }
+
+  start(): Promise<void> {
+    if (this.client) return Promise.resolve();
+    this.starting ??= this.connect().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => {});
+  }
+
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
+    const client = this.client;
+    if (!client) throw new Error(`server '${this.name}' is not connected`);
+    return (await client.callTool({ name: tool, arguments: args }, undefined, {
+      signal: options.signal,
+      timeout: options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS,
+    })) as CallToolResult;
+  }
+}

@@ -1,0 +1,34 @@
+/** @module The upstream contract: one MCP server connection, and the outcome of a call. */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+export interface ToolInfo {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/** Codes of a failed call that never produced a CallToolResult. */
+export type CallFailureCode = 'UPSTREAM_ERROR' | 'SERVER_UNAVAILABLE' | 'QUEUE_FULL' | 'UPSTREAM_TIMEOUT';
+
+/** A call either reached the tool (even one answering isError) or failed with a code. */
+export type CallOutcome =
+  | { ok: true; result: CallToolResult }
+  | { ok: false; code: CallFailureCode; message: string };
+
+/** One connection to one upstream server; start() and stop() are idempotent. */
+export interface UpstreamConnection {
+  readonly name: string;
+  /** Connects and lists tools; rejects with a message that includes the server's stderr tail. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  readonly connected: boolean;
+  tools(): readonly ToolInfo[];
+  /** Rejects on transport errors, timeouts and cancellation. */
+  callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
+}
