@@ -25,12 +25,14 @@ class UsageError extends Error {}
 
 function integerFlag(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`--${name} must be an integer (got "${value}")`);
+  if (!/^-?\d+$/.test(value.trim()))
+    throw new UsageError(`--${name} must be an integer (got "${value}")`);
   return Number(value);
 }
 
 function readInput(flags: ExecFlags): unknown {
-  const text = flags.inputFile !== undefined ? readFile(flags.inputFile, '--input-file') : flags.input;
+  const text =
+    flags.inputFile !== undefined ? readFile(flags.inputFile, '--input-file') : flags.input;
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -62,7 +64,10 @@ function toArguments(flags: ExecFlags): Record<string, unknown> {
   const maxToolCalls = integerFlag('max-tool-calls', flags.maxToolCalls);
   if (maxToolCalls !== undefined) options.max_tool_calls = maxToolCalls;
   if (flags.allowedServers !== undefined) {
-    options.allowed_servers = flags.allowedServers.split(',').map((s) => s.trim()).filter(Boolean);
+    options.allowed_servers = flags.allowedServers
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   }
   return { code, ...(language ? { language } : {}), input: readInput(flags), options };
 }
@@ -75,7 +80,10 @@ async function run(flags: ExecFlags): Promise<number> {
     config = loadConfig(configPath(flags.config), { mustExist: flags.config !== undefined });
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {
-      await printUsageError(error instanceof ConfigError ? 'INVALID_CONFIG' : 'INVALID_REQUEST', error.message);
+      await printUsageError(
+        error instanceof ConfigError ? 'INVALID_CONFIG' : 'INVALID_REQUEST',
+        error.message,
+      );
       return EXIT_USAGE;
     }
     throw error;
@@ -100,11 +108,17 @@ export function registerCodeExec(code: Command): void {
     .option('--input <json>', 'input data as a JSON object', '{}')
     .option('--input-file <path>', 'path to a JSON file containing input data')
     .option('--language <language>', 'javascript or typescript (default: javascript)')
-    .option('--timeout <ms>', 'execution timeout in milliseconds (1-600000; default from config, 120000)')
+    .option(
+      '--timeout <ms>',
+      'execution timeout in milliseconds (1-600000; default from config, 120000)',
+    )
     .option('--max-tool-calls <n>', 'maximum tool calls, 0 = unlimited (default from config, 0)')
     .option('--allowed-servers <names>', 'comma-separated list of server names the code may call')
     .option('--log-level <level>', 'trace, debug, info, warn or error (logs go to stderr)')
-    .option('--config <path>', 'MCP configuration file (default: $CODEMUX_CONFIG or ~/.codemux/mcp_config.json)')
+    .option(
+      '--config <path>',
+      'MCP configuration file (default: $CODEMUX_CONFIG or ~/.codemux/mcp_config.json)',
+    )
     .action(async (flags: ExecFlags) => {
       process.exitCode = await run(flags);
     });

@@ -2,7 +2,9 @@
 
 /** Prints `doc` as 2-space-indented JSON on stdout. */
 export function printJson(doc: unknown): Promise<void> {
-  return new Promise((resolve) => process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`, () => resolve()));
+  return new Promise((resolve) =>
+    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`, () => resolve()),
+  );
 }
 
 /** A usage problem: a line on stderr and the refusal envelope on stdout. */

@@ -52,7 +52,10 @@ export function registerStdio(program: Command): void {
   program
     .command('stdio')
     .description('Serve MCP over stdio (for Claude Desktop, the MCP Inspector, ...)')
-    .option('--config <path>', 'MCP configuration file (default: $CODEMUX_CONFIG or ~/.codemux/mcp_config.json)')
+    .option(
+      '--config <path>',
+      'MCP configuration file (default: $CODEMUX_CONFIG or ~/.codemux/mcp_config.json)',
+    )
     .option('--log-level <level>', 'trace, debug, info, warn or error (logs go to stderr)')
     .action(run);
 }

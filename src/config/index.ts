@@ -1,4 +1,9 @@
 /** @module Config: defaults, loading and resolution. */
 export { configPath, loadConfig, logLevelFrom } from './load.ts';
 export { resolveConfig } from './resolve.ts';
-export type { CodeExecutionConfig, ResolvedConfig, ServerConfig, UpstreamProtocol } from './types.ts';
+export type {
+  CodeExecutionConfig,
+  ResolvedConfig,
+  ServerConfig,
+  UpstreamProtocol,
+} from './types.ts';

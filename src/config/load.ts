@@ -9,7 +9,8 @@ import type { ResolvedConfig } from './types.ts';
 
 /** `--config`, else `$CODEMUX_CONFIG`, else `~/.codemux/mcp_config.json`. */
 export function configPath(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
-  const chosen = flag ?? env.CODEMUX_CONFIG ?? path.join(os.homedir(), DEFAULT_CONFIG_RELATIVE_PATH);
+  const chosen =
+    flag ?? env.CODEMUX_CONFIG ?? path.join(os.homedir(), DEFAULT_CONFIG_RELATIVE_PATH);
   return path.resolve(chosen);
 }
 

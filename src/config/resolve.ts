@@ -47,10 +47,16 @@ function resolveServer(raw: unknown, field: string, baseDir: string, source: str
   const server = parsed.data;
   const protocol = inferProtocol(server, field, source);
   if (protocol === 'stdio' && !server.command) {
-    throw new ConfigError(`${source}: field "${field}.command" is required for a stdio server`, `${field}.command`);
+    throw new ConfigError(
+      `${source}: field "${field}.command" is required for a stdio server`,
+      `${field}.command`,
+    );
   }
   if (protocol !== 'stdio' && !server.url) {
-    throw new ConfigError(`${source}: field "${field}.url" is required for an ${protocol} server`, `${field}.url`);
+    throw new ConfigError(
+      `${source}: field "${field}.url" is required for an ${protocol} server`,
+      `${field}.url`,
+    );
   }
   return {
     name: server.name!,

@@ -45,8 +45,13 @@ export const userServerSchema = z.object({
       error: 'must be "stdio", "http" (Streamable HTTP) or "sse"',
     })
     .optional(),
-  command: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).optional(),
-  args: z.array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' }).optional(),
+  command: z
+    .string({ error: 'must be a string' })
+    .min(1, { error: 'must not be empty' })
+    .optional(),
+  args: z
+    .array(z.string({ error: 'must be a string' }), { error: 'must be an array of strings' })
+    .optional(),
   env: stringMap.optional(),
   cwd: z.string({ error: 'must be a string' }).optional(),
   url: z.url({ error: 'must be an http(s) URL' }).optional(),
@@ -63,7 +68,10 @@ export type UserServerConfig = z.infer<typeof userServerSchema>;
 export const userConfigSchema = z.object({
   listen: z.string({ error: 'must be a string like "127.0.0.1:8080"' }).optional(),
   data_dir: z.string({ error: 'must be a string' }).optional(),
-  api_key: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).optional(),
+  api_key: z
+    .string({ error: 'must be a string' })
+    .min(1, { error: 'must not be empty' })
+    .optional(),
   enable_code_execution: z.boolean({ error: 'must be true or false' }).optional(),
   code_execution_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   code_execution_max_tool_calls: intIn(0, Number.MAX_SAFE_INTEGER).optional(),

@@ -3,9 +3,16 @@
  * allowed servers and quarantine, checked in input order before dispatch; parallel
  * batches; cancellation of everything in flight when the execution ends.
  */
+import { setMaxListeners } from 'node:events';
 import type { ResolvedConfig } from '../config/index.ts';
-import type { BatchRequest, BridgeReply, CallRequest, JobBridge, LogLevel } from '../sandbox/index.ts';
-import { ConcurrencyLimiter, type CallOutcome, type UpstreamRegistry } from '../upstream/index.ts';
+import type {
+  BatchRequest,
+  BridgeReply,
+  CallRequest,
+  JobBridge,
+  LogLevel,
+} from '../sandbox/index.ts';
+import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { asyncEnvelope, asyncFailure, syncEnvelope, syncFailure } from './envelopes.ts';
 import type { ToolCallRecord } from './types.ts';
@@ -30,7 +37,12 @@ export class CallGate implements JobBridge {
   private readonly asyncSlots: ConcurrencyLimiter;
 
   constructor(private readonly options: GateOptions) {
-    this.asyncSlots = new ConcurrencyLimiter(options.config.codeExecution.maxParallel, Number.MAX_SAFE_INTEGER);
+    // Every in-flight call listens on this one signal; a batch of 100 is expected, not a leak.
+    setMaxListeners(0, this.controller.signal);
+    this.asyncSlots = new ConcurrencyLimiter(
+      options.config.codeExecution.maxParallel,
+      Number.MAX_SAFE_INTEGER,
+    );
   }
 
   private get budgetMessage(): string {
@@ -55,7 +67,10 @@ export class CallGate implements JobBridge {
   private policy(server: string): Refusal | undefined {
     const allowed = this.options.allowedServers;
     if (allowed && !allowed.has(server)) {
-      return { code: 'SERVER_NOT_ALLOWED', message: `Server '${server}' is not in the allowed servers list` };
+      return {
+        code: 'SERVER_NOT_ALLOWED',
+        message: `Server '${server}' is not in the allowed servers list`,
+      };
     }
     if (this.options.registry.server(server)?.quarantined) {
       return {
@@ -89,13 +104,17 @@ export class CallGate implements JobBridge {
     const budget = this.take();
     if (budget === 'fatal') return this.fatal();
     const refusal: Refusal | undefined =
-      budget === 'refused' ? { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage } : this.policy(request.server);
+      budget === 'refused'
+        ? { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage }
+        : this.policy(request.server);
     if (budget === 'refused') this.refusedOnce = true;
     if (refusal) {
       this.record(request, started, refusal.code);
       return {
         envelope:
-          dialect === 'sync' ? syncFailure(refusal.code, refusal.message) : asyncFailure(refusal.code, refusal.message),
+          dialect === 'sync'
+            ? syncFailure(refusal.code, refusal.message)
+            : asyncFailure(refusal.code, refusal.message),
       };
     }
     if (dialect === 'sync') {
@@ -126,7 +145,9 @@ export class CallGate implements JobBridge {
       const budget = this.take();
       if (budget === 'fatal') return this.fatal();
       const refusal: Refusal | undefined =
-        budget === 'refused' ? { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage } : this.policy(request.server);
+        budget === 'refused'
+          ? { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage }
+          : this.policy(request.server);
       if (budget === 'refused') overBudget = true;
       if (refusal) {
         slots[i] = syncFailure(refusal.code, refusal.message);

@@ -31,7 +31,11 @@ export function syncEnvelope(outcome: CallOutcome): SyncEnvelope {
   }
   const result = outcome.result;
   if (result.isError) {
-    return { ok: false, error: { code: 'TOOL_ERROR', message: textOf(result) || 'the tool reported an error' }, result };
+    return {
+      ok: false,
+      error: { code: 'TOOL_ERROR', message: textOf(result) || 'the tool reported an error' },
+      result,
+    };
   }
   return { ok: true, result };
 }
@@ -56,7 +60,10 @@ export function asyncFailure(code: string, message: string): AsyncEnvelope {
 export function asyncEnvelope(outcome: CallOutcome, maxBytes: number): AsyncEnvelope {
   if (!outcome.ok) {
     if (/^(server|tool) not found: /.test(outcome.message)) {
-      return { ok: false, error: { code: 'tool_not_found', message: outcome.message, retryable: false } };
+      return {
+        ok: false,
+        error: { code: 'tool_not_found', message: outcome.message, retryable: false },
+      };
     }
     return asyncFailure(outcome.code, outcome.message);
   }
@@ -65,7 +72,11 @@ export function asyncEnvelope(outcome: CallOutcome, maxBytes: number): AsyncEnve
   if (result.isError) {
     return {
       ok: false,
-      error: { code: 'upstream_error', message: text || 'the tool reported an error', retryable: false },
+      error: {
+        code: 'upstream_error',
+        message: text || 'the tool reported an error',
+        retryable: false,
+      },
     };
   }
   const blocks = result.content ?? [];

@@ -21,7 +21,8 @@ export function mapGuestError(
     const p = toOriginal({ line: error.line, column: error.column });
     body.line = p.line;
     body.column = p.column;
-    if (error.code === 'SYNTAX_ERROR') body.message = `${error.message} (line ${p.line}, column ${p.column})`;
+    if (error.code === 'SYNTAX_ERROR')
+      body.message = `${error.message} (line ${p.line}, column ${p.column})`;
   }
   return body;
 }

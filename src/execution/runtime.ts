@@ -15,7 +15,11 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
-export function createRuntime(config: ResolvedConfig, logger: Logger, options: { warmWorkers?: number } = {}): Runtime {
+export function createRuntime(
+  config: ResolvedConfig,
+  logger: Logger,
+  options: { warmWorkers?: number } = {},
+): Runtime {
   const registry = new UpstreamRegistry(config.servers, logger);
   const pool = new SandboxPool({
     size: config.codeExecution.poolSize,

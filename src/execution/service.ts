@@ -56,7 +56,8 @@ export class ExecutionService {
       return refusal(
         {
           code: 'INVALID_REQUEST',
-          message: 'stored scripts ("script") are not supported by this version of codemux yet; send the source as "code"',
+          message:
+            'stored scripts ("script") are not supported by this version of codemux yet; send the source as "code"',
         },
         started,
       );
@@ -66,7 +67,12 @@ export class ExecutionService {
     const prepared = prepareSource(request.source.code, language);
     if (!prepared.ok) {
       return refusal(
-        { code: 'TRANSPILE_ERROR', message: prepared.message, line: prepared.line, column: prepared.column },
+        {
+          code: 'TRANSPILE_ERROR',
+          message: prepared.message,
+          line: prepared.line,
+          column: prepared.column,
+        },
         started,
       );
     }

@@ -31,7 +31,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function describe(v: unknown): string {
-  return v === undefined ? 'undefined' : JSON.stringify(v) ?? String(v);
+  return v === undefined ? 'undefined' : (JSON.stringify(v) ?? String(v));
 }
 
 function checkOptions(raw: unknown): Checked<ExecutionOptions> {
@@ -54,7 +54,11 @@ function checkOptions(raw: unknown): Checked<ExecutionOptions> {
     options.timeoutMs = timeout_ms;
   }
   if (max_tool_calls !== undefined) {
-    if (typeof max_tool_calls !== 'number' || !Number.isInteger(max_tool_calls) || max_tool_calls < 0) {
+    if (
+      typeof max_tool_calls !== 'number' ||
+      !Number.isInteger(max_tool_calls) ||
+      max_tool_calls < 0
+    ) {
       return refuse(
         'INVALID_OPTIONS',
         `options.max_tool_calls must be an integer >= 0, 0 meaning unlimited (got ${describe(max_tool_calls)})`,

@@ -10,7 +10,7 @@ export const CODE_EXECUTION_INPUT_SCHEMA = {
     code: {
       type: 'string',
       description:
-        'JavaScript or TypeScript source code (ES2020+) to execute. The value is the last statement\'s value or a top-level return; top-level await works.',
+        "JavaScript or TypeScript source code (ES2020+) to execute. The value is the last statement's value or a top-level return; top-level await works.",
     },
     script: {
       type: 'string',
@@ -57,10 +57,12 @@ export const CODE_EXECUTION_INPUT_SCHEMA = {
 /** The description: what the model needs to write a program, in few tokens. */
 export function describeCodeExecution(servers: readonly string[]): string {
   return [
-    'Execute JavaScript or TypeScript code that orchestrates multiple upstream MCP tools in a single request; only the program\'s value returns.',
+    "Execute JavaScript or TypeScript code that orchestrates multiple upstream MCP tools in a single request; only the program's value returns.",
     'In the sandbox: `input` (the request input); `call_tool(server, tool, args)` (synchronous, returns {ok, result} or {ok:false, error:{code, message}}); `call_tools([{server, tool, args}], {max_parallel})` (parallel, one envelope per request, in order); `await tools.<server>.<tool>(args)` (async, {ok, data, meta} or {ok:false, error}); `console.log()` (captured into logs).',
-    'The value is the last statement\'s value or a top-level `return`; top-level `await` works. Return JSON-serializable data. No require/import, fetch, timers, process or filesystem.',
-    servers.length > 0 ? `Upstream servers: ${servers.join(', ')}.` : 'No upstream servers are configured.',
+    "The value is the last statement's value or a top-level `return`; top-level `await` works. Return JSON-serializable data. No require/import, fetch, timers, process or filesystem.",
+    servers.length > 0
+      ? `Upstream servers: ${servers.join(', ')}.`
+      : 'No upstream servers are configured.',
   ].join('\n');
 }
 

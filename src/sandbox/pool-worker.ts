@@ -5,7 +5,14 @@
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { BridgeReply, JobBridge } from './executor.ts';
-import type { CallMessage, CallReply, JobOutcome, JobSpec, WorkerInit, WorkerToHost } from './protocol.ts';
+import type {
+  CallMessage,
+  CallReply,
+  JobOutcome,
+  JobSpec,
+  WorkerInit,
+  WorkerToHost,
+} from './protocol.ts';
 import { workerEntry } from './worker-url.ts';
 
 /** How long past its deadline a job may take to report before its worker is terminated. */

@@ -83,7 +83,10 @@ export class SandboxPool implements SandboxExecutor {
 
   async run(job: JobSpec, bridge: JobBridge): Promise<JobOutcome> {
     if (this.stopped) {
-      return { ok: false, error: { code: 'EXECUTION_FAILED', message: 'the sandbox pool is stopped' } };
+      return {
+        ok: false,
+        error: { code: 'EXECUTION_FAILED', message: 'the sandbox pool is stopped' },
+      };
     }
     await this.start();
     return new Promise((resolve) => {
@@ -121,7 +124,10 @@ export class SandboxPool implements SandboxExecutor {
         (error: unknown) =>
           waiting.resolve({
             ok: false,
-            error: { code: 'EXECUTION_FAILED', message: `the sandbox worker failed to start: ${String(error)}` },
+            error: {
+              code: 'EXECUTION_FAILED',
+              message: `the sandbox worker failed to start: ${String(error)}`,
+            },
           }),
       );
       // Reserve the worker now, before its ready promise settles.
@@ -141,7 +147,10 @@ export class SandboxPool implements SandboxExecutor {
     this.stopped = true;
     for (const waiting of this.queue.splice(0)) {
       clearTimeout(waiting.timer);
-      waiting.resolve({ ok: false, error: { code: 'EXECUTION_FAILED', message: 'the gateway is stopping' } });
+      waiting.resolve({
+        ok: false,
+        error: { code: 'EXECUTION_FAILED', message: 'the gateway is stopping' },
+      });
     }
     await Promise.all([...this.workers].map((w) => w.terminate()));
     this.workers.clear();

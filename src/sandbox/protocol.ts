@@ -92,4 +92,9 @@ export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
  */
 export type CallReply =
   | { type: 'reply'; execId: number; callId: number; envelopeJson: string }
-  | { type: 'fatal'; execId: number; callId: number; error: { code: GuestError['code']; message: string } };
+  | {
+      type: 'fatal';
+      execId: number;
+      callId: number;
+      error: { code: GuestError['code']; message: string };
+    };

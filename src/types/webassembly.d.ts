@@ -16,4 +16,5 @@ declare global {
     function compile(bytes: BufferSource): Promise<Module>;
   }
 }
+
 export {};

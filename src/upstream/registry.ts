@@ -80,7 +80,8 @@ export class UpstreamRegistry {
     options: CallOptions,
   ): Promise<CallOutcome> {
     const entry = this.entries.get(server);
-    if (!entry) return { ok: false, code: 'UPSTREAM_ERROR', message: `server not found: ${server}` };
+    if (!entry)
+      return { ok: false, code: 'UPSTREAM_ERROR', message: `server not found: ${server}` };
     if (!entry.config.enabled) {
       return {
         ok: false,
@@ -104,7 +105,10 @@ export class UpstreamRegistry {
     }
     const timeoutMs = minDefined(entry.config.callTimeoutMs, options.timeoutMs);
     try {
-      const result = await entry.connection.callTool(tool, args, { signal: options.signal, timeoutMs });
+      const result = await entry.connection.callTool(tool, args, {
+        signal: options.signal,
+        timeoutMs,
+      });
       return { ok: true, result };
     } catch (error) {
       if (options.signal?.aborted) return cancelled(server, tool);
@@ -122,7 +126,11 @@ export class UpstreamRegistry {
           message: `server '${server}' disconnected during ${tool}: ${(error as Error).message}`,
         };
       }
-      return { ok: false, code: 'UPSTREAM_ERROR', message: `${server}.${tool}: ${(error as Error).message}` };
+      return {
+        ok: false,
+        code: 'UPSTREAM_ERROR',
+        message: `${server}.${tool}: ${(error as Error).message}`,
+      };
     } finally {
       release();
     }

@@ -1,7 +1,10 @@
 /** @module An upstream connection through the official MCP SDK client: stdio, Streamable HTTP or SSE. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -41,7 +44,8 @@ export class SdkConnection implements UpstreamConnection {
   private transport(): Transport {
     const s = this.server;
     const requestInit = { headers: s.headers };
-    if (s.protocol === 'http') return new StreamableHTTPClientTransport(new URL(s.url!), { requestInit });
+    if (s.protocol === 'http')
+      return new StreamableHTTPClientTransport(new URL(s.url!), { requestInit });
     if (s.protocol === 'sse') return new SSEClientTransport(new URL(s.url!), { requestInit });
     const transport = new StdioClientTransport({
       command: s.command!,
@@ -70,7 +74,9 @@ export class SdkConnection implements UpstreamConnection {
       const tools: ToolInfo[] = [];
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: UPSTREAM_CONNECT_TIMEOUT_MS });
+        const page = await client.listTools(cursor ? { cursor } : {}, {
+          timeout: UPSTREAM_CONNECT_TIMEOUT_MS,
+        });
         for (const t of page.tools) {
           tools.push({
             name: t.name,

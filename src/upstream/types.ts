@@ -14,7 +14,11 @@ export interface CallOptions {
 }
 
 /** Codes of a failed call that never produced a CallToolResult. */
-export type CallFailureCode = 'UPSTREAM_ERROR' | 'SERVER_UNAVAILABLE' | 'QUEUE_FULL' | 'UPSTREAM_TIMEOUT';
+export type CallFailureCode =
+  | 'UPSTREAM_ERROR'
+  | 'SERVER_UNAVAILABLE'
+  | 'QUEUE_FULL'
+  | 'UPSTREAM_TIMEOUT';
 
 /** A call either reached the tool (even one answering isError) or failed with a code. */
 export type CallOutcome =
@@ -30,5 +34,9 @@ export interface UpstreamConnection {
   readonly connected: boolean;
   tools(): readonly ToolInfo[];
   /** Rejects on transport errors, timeouts and cancellation. */
-  callTool(tool: string, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
+  callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<CallToolResult>;
 }

@@ -1,6 +1,7 @@
 /** @module Source as the caller wrote it -> JavaScript for the engine, with a position map back. */
-import { rewriteTopLevelReturn } from './top-level-return.ts';
+
 import type { Position } from './text-positions.ts';
+import { rewriteTopLevelReturn } from './top-level-return.ts';
 import { transpileTypeScript } from './transpile.ts';
 
 export type Language = 'javascript' | 'typescript';

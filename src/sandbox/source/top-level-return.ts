@@ -5,9 +5,10 @@
  * the last statement's value otherwise. Top-level await keeps working (the engine
  * evaluates scripts asynchronously).
  */
+
+import type { Node, ReturnStatement } from 'acorn';
 import { parse } from 'acorn';
 import { recursive } from 'acorn-walk';
-import type { Node, ReturnStatement } from 'acorn';
 import { applyEdits, type Edit } from './source-edits.ts';
 import type { Position } from './text-positions.ts';
 

@@ -1,9 +1,10 @@
 /**
  * @module TypeScript -> JavaScript. Strip-only first (types become spaces, every line and
  * column stays); enums and namespaces need a real transform, whose source map carries
- * positions back.
+ * positions back. The TypeScript parser refuses a top-level `return`, so such a program is
+ * transpiled inside a function wrapper that is removed again afterwards.
  */
-import { type SourceMapInput, TraceMap, originalPositionFor } from '@jridgewell/trace-mapping';
+import { originalPositionFor, type SourceMapInput, TraceMap } from '@jridgewell/trace-mapping';
 import { transformSync } from 'amaro';
 import type { Position } from './text-positions.ts';
 
@@ -18,36 +19,81 @@ interface AmaroError {
   startColumn?: number;
 }
 
-function failure(error: unknown): TranspileResult {
+const WRAP_HEAD = 'async function __codemux_program__() {\n';
+const WRAP_TAIL = '\n}';
+
+const isReturnRefusal = (error: unknown) =>
+  /Return statement is not allowed/.test((error as AmaroError).message ?? '');
+
+function failure(error: unknown, lineShift: number): TranspileResult {
   const e = error as AmaroError;
-  const at = e.startLine !== undefined && e.startColumn !== undefined;
-  const message = at
-    ? `TypeScript: ${e.message} (line ${e.startLine}, column ${e.startColumn! + 1})`
-    : `TypeScript: ${e.message}`;
-  return at
-    ? { ok: false, message, line: e.startLine!, column: e.startColumn! + 1 }
-    : { ok: false, message };
+  if (e.startLine === undefined || e.startColumn === undefined) {
+    return { ok: false, message: `TypeScript: ${e.message}` };
+  }
+  const line = e.startLine - lineShift;
+  const column = e.startColumn + 1;
+  return {
+    ok: false,
+    message: `TypeScript: ${e.message} (line ${line}, column ${column})`,
+    line,
+    column,
+  };
 }
 
-function mapper(map: SourceMapInput): (p: Position) => Position {
+function mapper(map: SourceMapInput, lineShift: number): (p: Position) => Position {
   const trace = new TraceMap(map);
   return (p) => {
-    const found = originalPositionFor(trace, { line: p.line, column: p.column - 1 });
-    return found.line === null ? p : { line: found.line, column: found.column + 1 };
+    const found = originalPositionFor(trace, { line: p.line + lineShift, column: p.column - 1 });
+    return found.line === null ? p : { line: found.line - lineShift, column: found.column + 1 };
   };
+}
+
+function strip(source: string, wrapped: boolean): string {
+  if (!wrapped) return transformSync(source, { mode: 'strip-only' }).code;
+  const out = transformSync(WRAP_HEAD + source + WRAP_TAIL, { mode: 'strip-only' }).code;
+  return out.slice(WRAP_HEAD.length, out.length - WRAP_TAIL.length);
+}
+
+function transform(source: string, wrapped: boolean): TranspileResult {
+  if (!wrapped) {
+    const out = transformSync(source, { mode: 'transform', sourceMap: true });
+    return {
+      ok: true,
+      code: out.code,
+      toOriginal: out.map ? mapper(out.map as SourceMapInput, 0) : undefined,
+    };
+  }
+  const out = transformSync(WRAP_HEAD + source + WRAP_TAIL, { mode: 'transform', sourceMap: true });
+  const body = out.code.slice(out.code.indexOf('\n') + 1).replace(/\}\s*$/, '');
+  return {
+    ok: true,
+    code: body,
+    toOriginal: out.map ? mapper(out.map as SourceMapInput, 1) : undefined,
+  };
+}
+
+function attempt(source: string, wrapped: boolean): TranspileResult | 'needs-transform' {
+  try {
+    return { ok: true, code: strip(source, wrapped) };
+  } catch (error) {
+    if ((error as AmaroError).code !== 'UnsupportedSyntax') throw error;
+  }
+  return 'needs-transform';
 }
 
 /** Turns TypeScript into JavaScript that QuickJS runs, or a TRANSPILE_ERROR description. */
 export function transpileTypeScript(source: string): TranspileResult {
-  try {
-    return { ok: true, code: transformSync(source, { mode: 'strip-only' }).code };
-  } catch (error) {
-    if ((error as AmaroError).code !== 'UnsupportedSyntax') return failure(error);
-  }
-  try {
-    const out = transformSync(source, { mode: 'transform', sourceMap: true });
-    return { ok: true, code: out.code, toOriginal: out.map ? mapper(out.map as SourceMapInput) : undefined };
-  } catch (error) {
-    return failure(error);
+  let wrapped = false;
+  for (;;) {
+    try {
+      const stripped = attempt(source, wrapped);
+      return stripped === 'needs-transform' ? transform(source, wrapped) : stripped;
+    } catch (error) {
+      if (!wrapped && isReturnRefusal(error)) {
+        wrapped = true;
+        continue;
+      }
+      return failure(error, wrapped ? 1 : 0);
+    }
   }
 }

@@ -164,7 +164,11 @@ export class JobRun {
     if (d.isError && d.name === 'InternalError' && d.message === 'out of memory') {
       return this.memoryError();
     }
-    if (!d.isError && (d.message === 'null' || d.message === '') && memoryExhausted(this.instance)) {
+    if (
+      !d.isError &&
+      (d.message === 'null' || d.message === '') &&
+      memoryExhausted(this.instance)
+    ) {
       return this.memoryError();
     }
     if (d.isError && d.name === 'InternalError' && d.message === 'interrupted') {
@@ -242,7 +246,8 @@ export class JobRun {
     for (;;) {
       const jobs = runtime.executePendingJobs(-1);
       if (jobs.error) jobs.error.dispose();
-      if (this.aborted || this.timedOut) return { ok: false, error: this.classify(context.undefined, 'run') };
+      if (this.aborted || this.timedOut)
+        return { ok: false, error: this.classify(context.undefined, 'run') };
       const state = context.getPromiseState(promise);
       if (state.type === 'fulfilled') {
         const value = context.getProp(state.value, 'value');
@@ -292,7 +297,8 @@ export class JobRun {
       if (evaluated.error) return { ok: false, error: this.classify(evaluated.error, 'run') };
       return this.drive(evaluated.value);
     } catch (error) {
-      if (error instanceof Aborted) return { ok: false, error: this.classify(context.undefined, 'run') };
+      if (error instanceof Aborted)
+        return { ok: false, error: this.classify(context.undefined, 'run') };
       return { ok: false, error: this.hostFault(error) };
     }
   }

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../errors/index.ts';
+import { resolveConfig } from './resolve.ts';
+
+const resolve = (raw: unknown) =>
+  resolveConfig(raw, { baseDir: '/etc/codemux', source: 'cfg.json' });
+
+describe('resolveConfig', () => {
+  it('applies every default', () => {
+    const config = resolve({});
+    expect(config.listen).toBe('127.0.0.1:8080');
+    expect(config.dataDir).toBe('/etc/codemux/data');
+    expect(config.codeExecution).toEqual({
+      enabled: true,
+      timeoutMs: 120000,
+      maxToolCalls: 0,
+      poolSize: 10,
+      maxParallel: 8,
+      memoryLimitMb: 128,
+      maxOutputBytes: 1048576,
+    });
+  });
+
+  it('accepts both mcpServers shapes and infers the protocol', () => {
+    const list = resolve({
+      mcpServers: [{ name: 'gh', protocol: 'stdio', command: 'gh-mcp', args: ['x'] }],
+    });
+    const map = resolve({
+      mcpServers: {
+        gh: { command: 'gh-mcp', args: ['x'] },
+        web: { url: 'http://127.0.0.1:9/mcp' },
+      },
+    });
+    expect(list.servers[0]).toMatchObject({
+      name: 'gh',
+      protocol: 'stdio',
+      command: 'gh-mcp',
+      cwd: '/etc/codemux',
+    });
+    expect(map.servers.map((s) => [s.name, s.protocol])).toEqual([
+      ['gh', 'stdio'],
+      ['web', 'http'],
+    ]);
+    expect(map.servers[0]).toMatchObject({
+      enabled: true,
+      quarantined: false,
+      queueSize: 0,
+      maxConcurrentRequests: undefined,
+    });
+  });
+
+  it.each([
+    [{ code_execution_timeout_ms: 0 }, 'code_execution_timeout_ms', 'from 1 to 600000'],
+    [{ code_execution_timeout_ms: 600001 }, 'code_execution_timeout_ms', 'from 1 to 600000'],
+    [{ code_execution_pool_size: 101 }, 'code_execution_pool_size', 'from 1 to 100'],
+    [{ code_execution_max_parallel: 33 }, 'code_execution_max_parallel', 'from 1 to 32'],
+    [{ code_execution_memory_limit_mb: 4096 }, 'code_execution_memory_limit_mb', 'from 1 to 2048'],
+    [{ code_execution_max_tool_calls: -1 }, 'code_execution_max_tool_calls', 'integer'],
+    [{ code_execution_max_output_bytes: 10 }, 'code_execution_max_output_bytes', 'from 1024'],
+    [{ enable_code_execution: 'yes' }, 'enable_code_execution', 'true or false'],
+    [{ mcpServers: 5 }, 'mcpServers', 'array of servers'],
+    [{ mcpServers: [{ command: 'x' }] }, 'mcpServers[0].name', 'required'],
+    [{ mcpServers: [{ name: 'a b', command: 'x' }] }, 'mcpServers[0].name', '1-64 characters'],
+    [{ mcpServers: [{ name: 'a' }] }, 'mcpServers[0]', 'needs "command"'],
+    [{ mcpServers: [{ name: 'a', protocol: 'http' }] }, 'mcpServers[0].url', 'required'],
+    [
+      { mcpServers: [{ name: 'a', protocol: 'grpc', command: 'x' }] },
+      'mcpServers[0].protocol',
+      '"stdio"',
+    ],
+    [
+      { mcpServers: { a: { command: 'x', max_concurrent_requests: 0 } } },
+      'mcpServers.a.max_concurrent_requests',
+      'from 1',
+    ],
+    [{ mcpServers: { a: { command: 'x', queue_size: -1 } } }, 'mcpServers.a.queue_size', 'from 0'],
+    [{ mcpServers: { a: { command: 'x', args: 'y' } } }, 'mcpServers.a.args', 'array of strings'],
+    [
+      {
+        mcpServers: [
+          { name: 'a', command: 'x' },
+          { name: 'a', command: 'y' },
+        ],
+      },
+      'mcpServers[1].name',
+      'used twice',
+    ],
+  ])('refuses %j naming %s', (raw, field, hint) => {
+    let thrown: unknown;
+    try {
+      resolve(raw);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as ConfigError).field).toBe(field);
+    expect((thrown as ConfigError).message).toContain(`"${field}"`);
+    expect((thrown as ConfigError).message).toContain(hint);
+  });
+});

@@ -1,0 +1,71 @@
+/** @module Test helpers: temp configs with real upstream servers, the real CLI, a real stdio client. */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = path.join(ROOT, 'bin', 'codemux.js');
+export const FIXTURE_SERVER = path.join(ROOT, 'test', 'fixtures', 'fixture-server.mjs');
+const MODULES = path.join(ROOT, 'node_modules', '@modelcontextprotocol');
+
+export const SERVERS = {
+  fixture: { name: 'fixture', command: process.execPath, args: [FIXTURE_SERVER] },
+  everything: {
+    name: 'everything',
+    command: process.execPath,
+    args: [path.join(MODULES, 'server-everything', 'dist', 'index.js'), 'stdio'],
+  },
+  memory: {
+    name: 'memory',
+    command: process.execPath,
+    args: [path.join(MODULES, 'server-memory', 'dist', 'index.js')],
+  },
+} as const;
+
+/** Writes a config file in a fresh temp dir; returns its path. */
+export function writeConfig(config: Record<string, unknown>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-test-'));
+  const file = path.join(dir, 'mcp_config.json');
+  const memoryFile = path.join(dir, 'memory.jsonl');
+  const servers = (config.mcpServers as Array<{ name: string }> | undefined)?.map((s) =>
+    s.name === 'memory' ? { ...s, env: { MEMORY_FILE_PATH: memoryFile } } : s,
+  );
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ ...config, ...(servers ? { mcpServers: servers } : {}) }, null, 2),
+  );
+  return file;
+}
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary CLI JSON
+  json: any;
+}
+
+/** Runs the real `codemux` command and parses its stdout as JSON. */
+export function runCli(args: string[], options: { timeoutMs?: number } = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}
