@@ -21,6 +21,8 @@ const MEMORY_HEADROOM_BYTES = 8 * 1_048_576;
 /** The package's types describe its CommonJS face; under ESM the default export is the variant. */
 const variant = releaseSync as unknown as QuickJSSyncVariant;
 
+const HOOK_NAMES = ['settle', 'setGlobals', 'serialize', 'describe'] as const;
+
 /** Host functions the prelude captures; the run installs the real ones per execution. */
 export interface HostHooks {
   call(json: string): string;
@@ -34,8 +36,8 @@ export interface Instance {
   memory: WebAssembly.Memory;
   runtime: QuickJSRuntime;
   context: QuickJSContext;
-  /** The prelude's hooks object (settle, setGlobals, serialize, describe). */
-  hooks: QuickJSHandle;
+  /** The prelude's hook functions, looked up once at preparation. */
+  hooks: Record<(typeof HOOK_NAMES)[number], QuickJSHandle>;
   /** Replaced by each execution before the program runs. */
   host: HostHooks;
   /** Set by the run: true makes the interrupt handler stop the guest. */
@@ -103,15 +105,42 @@ export async function createInstance(
     memory,
     runtime,
     context,
-    hooks: context.undefined,
+    hooks: {
+      settle: context.undefined,
+      setGlobals: context.undefined,
+      serialize: context.undefined,
+      describe: context.undefined,
+    },
     host: idleHost,
     shouldInterrupt: () => false,
   };
   runtime.setInterruptHandler(() => instance.shouldInterrupt());
   installHostFunctions(instance);
-  const result = context.evalCode(PRELUDE_SOURCE, '<prelude>');
-  instance.hooks = context.unwrapResult(result);
+  const hooks = context.unwrapResult(context.evalCode(PRELUDE_SOURCE, '<prelude>'));
+  for (const name of HOOK_NAMES) instance.hooks[name] = context.getProp(hooks, name);
+  hooks.dispose();
+  warmUp(instance);
   return instance;
+}
+
+/**
+ * Runs the request path once with empty values (no globals set, nothing kept), so the first
+ * real execution does not pay the context's first-use costs.
+ */
+function warmUp(instance: Instance): void {
+  const { context, hooks } = instance;
+  const empty = context.newString('{}');
+  context.unwrapResult(context.callFunction(hooks.setGlobals, context.undefined, empty)).dispose();
+  empty.dispose();
+  context.unwrapResult(context.evalCode('void 0', '<warm-up>', 1 << 7)).dispose();
+  instance.runtime.executePendingJobs(-1);
+  const value = context.newObject();
+  const limit = context.newNumber(64);
+  context
+    .unwrapResult(context.callFunction(hooks.serialize, context.undefined, value, limit))
+    .dispose();
+  value.dispose();
+  limit.dispose();
 }
 
 /** True when the instance's memory has grown to (nearly) its cap. */

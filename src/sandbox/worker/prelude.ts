@@ -213,10 +213,10 @@ export const PRELUDE_SOURCE = String.raw`(function () {
     }
     try {
       var json = walk(value, 'value');
-      return [true, json === undefined ? 'null' : json];
+      return '1' + (json === undefined ? 'null' : json);
     } catch (e) {
-      if (e && e.__codemux_too_large__) return [false, 'OUTPUT_TOO_LARGE', ''];
-      if (e && e.__codemux_serialize__) return [false, 'SERIALIZATION_ERROR', e.path + ' ' + e.what];
+      if (e && e.__codemux_too_large__) return '0OUTPUT_TOO_LARGE\n';
+      if (e && e.__codemux_serialize__) return '0SERIALIZATION_ERROR\n' + e.path + ' ' + e.what;
       throw e;
     }
   }

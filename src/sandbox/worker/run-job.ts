@@ -10,7 +10,6 @@ import { type Instance, memoryExhausted } from './instance.ts';
 import { cutToBytes } from './utf8.ts';
 
 const EVAL_TYPE_GLOBAL = 0;
-const EVAL_FLAG_COMPILE_ONLY = 1 << 5;
 /** QuickJS's JS_EVAL_FLAG_ASYNC: top-level await in a script; resolves to {value: completion}. */
 const EVAL_FLAG_ASYNC = 1 << 7;
 /** Extra time granted to read an error object after the program failed. */
@@ -117,14 +116,9 @@ export class JobRun {
     this.instance.shouldInterrupt = () => this.aborted !== undefined || this.timedOut;
   }
 
-  private callHook(name: string, ...args: QuickJSHandle[]): QuickJSHandle {
+  private callHook(name: keyof Instance['hooks'], ...args: QuickJSHandle[]): QuickJSHandle {
     const { context, hooks } = this.instance;
-    const fn = context.getProp(hooks, name);
-    try {
-      return context.unwrapResult(context.callFunction(fn, context.undefined, ...args));
-    } finally {
-      fn.dispose();
-    }
+    return context.unwrapResult(context.callFunction(hooks[name], context.undefined, ...args));
   }
 
   /** Reads a guest exception; undefined when even that fails (out of memory, a hostile getter). */
@@ -197,12 +191,17 @@ export class JobRun {
     const maxChars = context.newNumber(this.job.limits.maxOutputBytes);
     const result = this.callHook('serialize', value, maxChars);
     maxChars.dispose();
-    const [ok, a, b] = context.dump(result) as [boolean, string, string];
-    if (ok) {
-      if (Buffer.byteLength(a) > this.job.limits.maxOutputBytes) return this.tooLarge();
-      return { ok: true, valueJson: a };
+    // '1' + JSON, or '0' + code + '\n' + detail.
+    const text = context.getString(result);
+    result.dispose();
+    if (text[0] === '1') {
+      const json = text.slice(1);
+      if (Buffer.byteLength(json) > this.job.limits.maxOutputBytes) return this.tooLarge();
+      return { ok: true, valueJson: json };
     }
-    if (a === 'OUTPUT_TOO_LARGE') return this.tooLarge();
+    const newline = text.indexOf('\n');
+    if (text.slice(1, newline) === 'OUTPUT_TOO_LARGE') return this.tooLarge();
+    const b = text.slice(newline + 1);
     return {
       ok: false,
       error: {
@@ -282,19 +281,13 @@ export class JobRun {
       const globals = context.newString(this.job.globalsJson);
       this.callHook('setGlobals', globals).dispose();
       globals.dispose();
-      const compiled = context.evalCode(
-        this.job.code,
-        this.job.filename,
-        EVAL_TYPE_GLOBAL | EVAL_FLAG_ASYNC | EVAL_FLAG_COMPILE_ONLY,
-      );
-      if (compiled.error) return { ok: false, error: this.classify(compiled.error, 'compile') };
-      compiled.value.dispose();
+      // With the async flag, a synchronous failure is a compile error; runtime errors reject.
       const evaluated = context.evalCode(
         this.job.code,
         this.job.filename,
         EVAL_TYPE_GLOBAL | EVAL_FLAG_ASYNC,
       );
-      if (evaluated.error) return { ok: false, error: this.classify(evaluated.error, 'run') };
+      if (evaluated.error) return { ok: false, error: this.classify(evaluated.error, 'compile') };
       return this.drive(evaluated.value);
     } catch (error) {
       if (error instanceof Aborted)

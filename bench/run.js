@@ -1,0 +1,223 @@
+// codemux benchmark: `npm run bench`. Prints each figure beside its baseline and target.
+// Runs the compiled engine (dist/) with real worker threads and a real stdio upstream.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+import variant from '@jitl/quickjs-wasmfile-release-sync';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { loadQuickJs } from '@sebastianwessel/quickjs';
+import { resolveConfig } from '../dist/config/index.js';
+import { createRuntime } from '../dist/execution/index.js';
+import { SandboxPool } from '../dist/sandbox/index.js';
+import { silentLogger } from '../dist/util/logger.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'fixture-server.mjs');
+const MB = 1_048_576;
+const TRIVIAL = '({ result: input.value * 2 })';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const fmt = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(1)} us` : `${ms.toFixed(2)} ms`);
+const rows = [];
+function report(name, value, baseline, target, pass) {
+  rows.push({ name, value, baseline, target, pass });
+  console.log(
+    `${pass ? 'PASS' : 'MISS'}  ${name.padEnd(44)} ${value.padEnd(22)} ${baseline.padEnd(34)} target ${target}`,
+  );
+}
+
+function job(code, timeoutMs = 10_000, memoryLimitBytes = 128 * MB) {
+  return {
+    code,
+    filename: 'code.js',
+    globalsJson: JSON.stringify({ input: { value: 21 } }),
+    memoryLimitBytes,
+    limits: {
+      deadlineMs: Date.now() + timeoutMs,
+      maxOutputBytes: MB,
+      maxLogLines: 128,
+      maxLogLineBytes: 4096,
+    },
+  };
+}
+const noBridge = {
+  call: async () => ({ envelope: null }),
+  batch: async () => ({ envelope: [] }),
+  log: () => {},
+};
+
+async function trivialEngine() {
+  const pool = new SandboxPool({ size: 10, warm: 2, memoryLimitBytes: 128 * MB });
+  await pool.start();
+  for (let i = 0; i < 50; i++) await pool.run(job(TRIVIAL), noBridge);
+  // Warm: each request finds its worker's next instance prepared (a gap between requests).
+  const warm = [];
+  for (let i = 0; i < 300; i++) {
+    await sleep(8);
+    const t = performance.now();
+    await pool.run(job(TRIVIAL), noBridge);
+    warm.push(performance.now() - t);
+  }
+  warm.sort((a, b) => a - b);
+  // Back to back: a new fresh instance is built for every run, so this shows the sustained rate.
+  const n = 300;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: 2 }, async () => {
+      for (let i = 0; i < n / 2; i++) await pool.run(job(TRIVIAL), noBridge);
+    }),
+  );
+  const perRunBackToBack = (performance.now() - t0) / n;
+  await pool.stop();
+  return { median: quantile(warm, 0.5), p99: quantile(warm, 0.99), perRunBackToBack };
+}
+
+async function baselines() {
+  const { runSandboxed } = await loadQuickJs(variant);
+  for (let i = 0; i < 20; i++)
+    await runSandboxed(async ({ evalCode }) => evalCode('export default 21 * 2'));
+  const runs = 200;
+  let t = performance.now();
+  for (let i = 0; i < runs; i++)
+    await runSandboxed(async ({ evalCode }) => evalCode('export default 21 * 2'));
+  const wessel = (performance.now() - t) / runs;
+  t = performance.now();
+  for (let i = 0; i < 2000; i++) vm.runInNewContext(TRIVIAL, { input: { value: 21 } });
+  const nodeVm = (performance.now() - t) / 2000;
+  return { wessel, nodeVm };
+}
+
+async function directClient() {
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [FIXTURE] }));
+  for (let i = 0; i < 100; i++)
+    await client.callTool({ name: 'echo', arguments: { message: 'x' } });
+  const n = 1000;
+  const t = performance.now();
+  for (let i = 0; i < n; i++) await client.callTool({ name: 'echo', arguments: { message: 'x' } });
+  const perCall = (performance.now() - t) / n;
+  await client.close();
+  return perCall;
+}
+
+async function throughRuntime() {
+  const config = resolveConfig(
+    { mcpServers: [{ name: 'fixture', command: process.execPath, args: [FIXTURE] }] },
+    { baseDir: ROOT },
+  );
+  const runtime = createRuntime(config, silentLogger(), { warmWorkers: 2 });
+  await runtime.start();
+  const run = (args) => runtime.service.execute(args);
+  await run({ code: "for (let i = 0; i < 100; i++) call_tool('fixture', 'echo', {message: 'x'})" });
+  const n = 1000;
+  const empty = await run({ code: `for (let i = 0; i < ${n}; i++) {}` });
+  const loop = await run({
+    code: `for (let i = 0; i < ${n}; i++) call_tool('fixture', 'echo', {message: 'x'}); 1`,
+  });
+  const perCall = (loop.stats.duration_ms - empty.stats.duration_ms) / n;
+
+  await run({ code: "call_tool('fixture', 'sleep', {ms: 1})" });
+  const batch = await run({
+    code: "call_tools(Array.from({length: 100}, () => ({server: 'fixture', tool: 'sleep', args: {ms: 50}})), {max_parallel: 32}).every(r => r.ok)",
+  });
+  if (batch.envelope.value !== true)
+    throw new Error(`call_tools bench failed: ${JSON.stringify(batch.envelope)}`);
+
+  const stops = [];
+  for (let i = 0; i < 10; i++) {
+    const t = performance.now();
+    const r = await run({ code: 'while (true) {}', options: { timeout_ms: 100 } });
+    if (r.envelope.error?.code !== 'TIMEOUT') throw new Error('expected TIMEOUT');
+    stops.push(performance.now() - t - 100);
+  }
+  stops.sort((a, b) => a - b);
+
+  const bombs = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    const r = await run({ code: 'let a = []; while (true) a.push(new Array(100000).fill(1));' });
+    if (r.envelope.error?.code !== 'MEMORY_LIMIT_EXCEEDED')
+      throw new Error('expected MEMORY_LIMIT_EXCEEDED');
+    bombs.push(performance.now() - t);
+  }
+  bombs.sort((a, b) => a - b);
+  await runtime.stop();
+  return {
+    perCall,
+    batchMs: batch.stats.duration_ms,
+    stopLate: quantile(stops, 0.5),
+    stopLateMax: stops.at(-1),
+    bomb: quantile(bombs, 0.5),
+  };
+}
+
+console.log(
+  `codemux bench on Node ${process.version}, ${(await import('node:os')).cpus().length} cores\n`,
+);
+const engine = await trivialEngine();
+const base = await baselines();
+const direct = await directClient();
+const rt = await throughRuntime();
+
+report(
+  'trivial execution, warm (median)',
+  fmt(engine.median),
+  `p99 ${fmt(engine.p99)}`,
+  '<= 0.3 ms',
+  engine.median <= 0.3,
+);
+report(
+  'trivial execution vs @sebastianwessel/quickjs',
+  `${fmt(engine.median)}`,
+  `${fmt(base.wessel)} a run (${(base.wessel / engine.median).toFixed(1)}x)`,
+  '>= 10x faster',
+  base.wessel / engine.median >= 10,
+);
+report(
+  'trivial execution vs node:vm new context',
+  fmt(engine.median),
+  `${fmt(base.nodeVm)} a run (${(engine.median / base.nodeVm).toFixed(2)}x of vm)`,
+  'baseline',
+  true,
+);
+report(
+  'trivial execution, back to back (2 clients)',
+  fmt(engine.perRunBackToBack),
+  'fresh instance per run',
+  'info',
+  true,
+);
+const overheadMs = rt.perCall - direct;
+report(
+  'call_tool overhead per call',
+  fmt(Math.max(0, overheadMs)),
+  `direct SDK call ${fmt(direct)}, via call_tool ${fmt(rt.perCall)}`,
+  '<= 40 us',
+  overheadMs <= 0.04,
+);
+const ideal = Math.ceil(100 / 32) * 50;
+report(
+  'call_tools 100 x 50 ms, max_parallel 32',
+  fmt(rt.batchMs),
+  `ideal ${ideal} ms (${(rt.batchMs / ideal).toFixed(2)}x)`,
+  '<= 1.1x ideal',
+  rt.batchMs <= ideal * 1.1,
+);
+report(
+  'timeout stop latency (median)',
+  fmt(rt.stopLate),
+  `max ${fmt(rt.stopLateMax)}`,
+  '<= 20 ms late',
+  rt.stopLate <= 20,
+);
+report(
+  'memory bomb stopped (median, 128 MB cap)',
+  fmt(rt.bomb),
+  'MEMORY_LIMIT_EXCEEDED',
+  '<= 250 ms',
+  rt.bomb <= 250,
+);
+console.log(`\n${rows.filter((r) => r.pass).length} of ${rows.length} within target`);
+process.exit(0);
