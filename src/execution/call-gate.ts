@@ -3,7 +3,6 @@
  * allowed servers and quarantine, checked in input order before dispatch; parallel
  * batches; cancellation of everything in flight when the execution ends.
  */
-import { setMaxListeners } from 'node:events';
 import type { ResolvedConfig } from '../config/index.ts';
 import type {
   BatchRequest,
@@ -33,12 +32,11 @@ export class CallGate implements JobBridge {
   readonly logs: string[] = [];
   private used = 0;
   private refusedOnce = false;
-  private readonly controller = new AbortController();
+  private readonly inFlight = new Set<AbortController>();
+  private closed = false;
   private readonly asyncSlots: ConcurrencyLimiter;
 
   constructor(private readonly options: GateOptions) {
-    // Every in-flight call listens on this one signal; a batch of 100 is expected, not a leak.
-    setMaxListeners(0, this.controller.signal);
     this.asyncSlots = new ConcurrencyLimiter(
       options.config.codeExecution.maxParallel,
       Number.MAX_SAFE_INTEGER,
@@ -91,11 +89,22 @@ export class CallGate implements JobBridge {
     });
   }
 
+  /**
+   * Each call gets its own AbortController, aborted by close(): the SDK adds a listener per
+   * call, and one shared signal would collect thousands of them.
+   */
   private async dispatch(request: CallRequest): Promise<CallOutcome> {
-    return this.options.registry.call(request.server, request.tool, request.args, {
-      signal: this.controller.signal,
-      timeoutMs: Math.max(1, this.options.deadlineMs - Date.now()),
-    });
+    const controller = new AbortController();
+    if (this.closed) controller.abort();
+    this.inFlight.add(controller);
+    try {
+      return await this.options.registry.call(request.server, request.tool, request.args, {
+        signal: controller.signal,
+        timeoutMs: Math.max(1, this.options.deadlineMs - Date.now()),
+      });
+    } finally {
+      this.inFlight.delete(controller);
+    }
   }
 
   async call(requestJson: string, dialect: 'sync' | 'async'): Promise<BridgeReply> {
@@ -122,7 +131,7 @@ export class CallGate implements JobBridge {
       this.record(request, started, envelope.ok ? undefined : envelope.error.code);
       return { envelope };
     }
-    const release = await this.asyncSlots.acquire(this.controller.signal);
+    const release = await this.asyncSlots.acquire();
     try {
       const outcome = await this.dispatch(request);
       const envelope = asyncEnvelope(outcome, this.options.config.codeExecution.maxOutputBytes);
@@ -181,7 +190,10 @@ export class CallGate implements JobBridge {
 
   /** Cancels every call still in flight (MCP notifications/cancelled); idempotent. */
   close(): void {
-    this.controller.abort();
+    this.closed = true;
+    for (const controller of this.inFlight) controller.abort();
+    this.inFlight.clear();
+    this.asyncSlots.drain();
   }
 
   get callCount(): number {

@@ -38,6 +38,8 @@ export class PoolWorker {
   private readonly signal: Int32Array;
   private running: Running | undefined;
   private reserved = false;
+  /** True while the worker holds a prepared instance (it says 'ready' after each one). */
+  private prepared = false;
   private nextExecId = 1;
   private dead = false;
   readonly ready: Promise<void>;
@@ -91,6 +93,11 @@ export class PoolWorker {
     this.reserved = true;
   }
 
+  /** Idle with a prepared instance: a job sent now starts at once. */
+  get primed(): boolean {
+    return this.prepared && !this.busy;
+  }
+
   get alive(): boolean {
     return !this.dead;
   }
@@ -103,6 +110,7 @@ export class PoolWorker {
       const watchdog = setTimeout(() => this.onWatchdog(execId), delay);
       this.running = { execId, bridge, resolve, watchdog };
       this.reserved = false;
+      this.prepared = false;
       this.worker.postMessage({ type: 'execute', execId, job });
     });
   }
@@ -116,7 +124,8 @@ export class PoolWorker {
   }
 
   private onWorkerMessage(message: WorkerToHost): void {
-    if (message.type === 'done') this.finish(message.execId, message.outcome);
+    if (message.type === 'ready') this.prepared = true;
+    else if (message.type === 'done') this.finish(message.execId, message.outcome);
   }
 
   private onWatchdog(execId: number): void {

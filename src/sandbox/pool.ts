@@ -107,8 +107,15 @@ export class SandboxPool implements SandboxExecutor {
     });
   }
 
+  /** An idle worker, preferring one whose next instance is already prepared. */
   private idleWorker(): PoolWorker | undefined {
-    for (const worker of this.workers) if (!worker.busy && worker.alive) return worker;
+    let idle: PoolWorker | undefined;
+    for (const worker of this.workers) {
+      if (!worker.alive || worker.busy) continue;
+      if (worker.primed) return worker;
+      idle ??= worker;
+    }
+    if (idle) return idle;
     if (this.workers.size < this.options.size) return this.spawn();
     return undefined;
   }

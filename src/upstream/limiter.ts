@@ -36,6 +36,11 @@ export class ConcurrencyLimiter {
     });
   }
 
+  /** Wakes every waiter (they proceed and see their execution has ended). */
+  drain(): void {
+    for (const wake of this.waiting.splice(0)) wake();
+  }
+
   private releaser(): () => void {
     let released = false;
     return () => {

@@ -12,15 +12,13 @@ const init = workerData as WorkerInit;
 const link = new HostLink(init.port, init.signal);
 const port = parentPort!;
 
-let next: Promise<Instance> = createInstance(
-  init.wasmModule,
-  init.memoryLimitBytes,
-  init.stackLimitBytes,
-);
+let next: Promise<Instance>;
 
 function send(message: WorkerToHost): void {
   port.postMessage(message);
 }
+
+prepare(init.memoryLimitBytes);
 
 async function instanceFor(memoryLimitBytes: number): Promise<Instance> {
   const prepared = await next;
@@ -36,12 +34,16 @@ port.on('message', async (message: HostToWorker) => {
   const outcome = new JobRun(instance, job, execId, link).run();
   send({ type: 'done', execId, outcome });
   // The used instance is dropped whole (memory and all); the next one is built now, off the request path.
-  next = createInstance(init.wasmModule, job.memoryLimitBytes, init.stackLimitBytes);
+  prepare(job.memoryLimitBytes);
 });
 
-next.then(
-  () => send({ type: 'ready' }),
-  (error: unknown) => {
-    throw error;
-  },
-);
+/** Builds the next instance and tells the host when it is ready. */
+function prepare(memoryLimitBytes: number): void {
+  next = createInstance(init.wasmModule, memoryLimitBytes, init.stackLimitBytes);
+  next.then(
+    () => send({ type: 'ready' }),
+    (error: unknown) => {
+      throw error;
+    },
+  );
+}
