@@ -89,17 +89,32 @@ async function baselines() {
   return { wessel, nodeVm };
 }
 
-async function directClient() {
+const ROUNDS = 5;
+const CALLS_PER_ROUND = 200;
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** call_tool against a direct SDK call to the same stdio upstream, interleaved in rounds (1,000 calls each). */
+async function callOverhead(run) {
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [FIXTURE] }));
   for (let i = 0; i < 100; i++)
     await client.callTool({ name: 'echo', arguments: { message: 'x' } });
-  const n = 1000;
-  const t = performance.now();
-  for (let i = 0; i < n; i++) await client.callTool({ name: 'echo', arguments: { message: 'x' } });
-  const perCall = (performance.now() - t) / n;
+  const direct = [];
+  const via = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const t = performance.now();
+    for (let i = 0; i < CALLS_PER_ROUND; i++) {
+      await client.callTool({ name: 'echo', arguments: { message: 'x' } });
+    }
+    direct.push((performance.now() - t) / CALLS_PER_ROUND);
+    const empty = await run({ code: `for (let i = 0; i < ${CALLS_PER_ROUND}; i++) {}` });
+    const loop = await run({
+      code: `for (let i = 0; i < ${CALLS_PER_ROUND}; i++) call_tool('fixture', 'echo', {message: 'x'}); 1`,
+    });
+    via.push((loop.stats.duration_ms - empty.stats.duration_ms) / CALLS_PER_ROUND);
+  }
   await client.close();
-  return perCall;
+  return { direct: median(direct), via: median(via) };
 }
 
 async function throughRuntime() {
@@ -111,12 +126,7 @@ async function throughRuntime() {
   await runtime.start();
   const run = (args) => runtime.service.execute(args);
   await run({ code: "for (let i = 0; i < 100; i++) call_tool('fixture', 'echo', {message: 'x'})" });
-  const n = 1000;
-  const empty = await run({ code: `for (let i = 0; i < ${n}; i++) {}` });
-  const loop = await run({
-    code: `for (let i = 0; i < ${n}; i++) call_tool('fixture', 'echo', {message: 'x'}); 1`,
-  });
-  const perCall = (loop.stats.duration_ms - empty.stats.duration_ms) / n;
+  const calls = await callOverhead(run);
 
   await run({ code: "call_tool('fixture', 'sleep', {ms: 1})" });
   const batch = await run({
@@ -145,7 +155,7 @@ async function throughRuntime() {
   bombs.sort((a, b) => a - b);
   await runtime.stop();
   return {
-    perCall,
+    calls,
     batchMs: batch.stats.duration_ms,
     stopLate: quantile(stops, 0.5),
     stopLateMax: stops.at(-1),
@@ -158,7 +168,6 @@ console.log(
 );
 const engine = await trivialEngine();
 const base = await baselines();
-const direct = await directClient();
 const rt = await throughRuntime();
 
 report(
@@ -189,11 +198,11 @@ report(
   'info',
   true,
 );
-const overheadMs = rt.perCall - direct;
+const overheadMs = rt.calls.via - rt.calls.direct;
 report(
   'call_tool overhead per call',
   fmt(Math.max(0, overheadMs)),
-  `direct SDK call ${fmt(direct)}, via call_tool ${fmt(rt.perCall)}`,
+  `direct SDK call ${fmt(rt.calls.direct)}, via call_tool ${fmt(rt.calls.via)}`,
   '<= 40 us',
   overheadMs <= 0.04,
 );
