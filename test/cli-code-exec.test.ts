@@ -156,6 +156,12 @@ describe('codemux code exec', () => {
       '{"ids": ["a", "b", "c"]}',
     );
     expect(loop.json.value).toEqual({ success_count: 3, error_count: 0 });
+    // Pattern 4: data transformation over a tool's result.
+    const transform = await exec(
+      '--code',
+      "(() => { const r = call_tool('memory', 'read_graph', {}); if (!r.ok) return r; const entities = r.result.structuredContent?.entities ?? JSON.parse(r.result.content[0].text).entities; const types = {}; for (const e of entities) types[e.entityType] = (types[e.entityType] ?? 0) + 1; return {total: entities.length, types}; })()",
+    );
+    expect(transform.json.value).toEqual({ total: 3, types: { item: 3 } });
     // Pattern 5: parallel fan-out.
     const fanout = await exec(
       '--code',

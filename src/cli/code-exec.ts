@@ -88,7 +88,7 @@ async function run(flags: ExecFlags): Promise<number> {
     }
     throw error;
   }
-  const logger = createLogger(logLevelFrom(flags.logLevel, 'warn'));
+  const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
   const runtime = createRuntime(config, logger, { warmWorkers: 1 });
   try {
     const result = await runtime.service.execute(args);
