@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli, SERVERS, writeConfig } from './helpers.ts';
+import { SPEC_EXAMPLES, toCliFlags } from './spec-examples.ts';
 
 let config: string;
 
@@ -11,6 +12,14 @@ beforeAll(() => {
 });
 
 const exec = (...args: string[]) => runCli(['code', 'exec', '--config', config, ...args]);
+
+describe('the reference examples through codemux code exec', () => {
+  it.each(SPEC_EXAMPLES.map((e) => [e.name, e] as const))('%s', async (_name, example) => {
+    const out = await exec(...toCliFlags(example.args));
+    example.check(out.json);
+    expect(out.code).toBe(out.json.ok ? 0 : 1);
+  });
+});
 
 describe('codemux code exec', () => {
   it('runs the quick start against server-everything', async () => {

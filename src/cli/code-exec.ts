@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { configPath, loadConfig, logLevelFrom } from '../config/index.ts';
 import { ConfigError } from '../errors/index.ts';
 import { createRuntime } from '../execution/index.ts';
+import { preloadSdk } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { EXIT_USAGE, exitCodeFor } from './exit-codes.ts';
 import { printJson, printUsageError } from './output.ts';
@@ -90,6 +91,9 @@ async function run(flags: ExecFlags): Promise<number> {
   }
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
   const runtime = createRuntime(config, logger, { warmWorkers: 1 });
+  // The sandbox worker and the SDK load while the source is prepared.
+  void runtime.start();
+  if (config.servers.length > 0) preloadSdk();
   try {
     const result = await runtime.service.execute(args);
     await printJson(result.envelope);

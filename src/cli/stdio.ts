@@ -1,52 +1,6 @@
-/** @module `codemux stdio`: the MCP server over stdin/stdout; logs on stderr only. */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+/** @module `codemux stdio`: registration; the server itself loads only when the command runs. */
 import type { Command } from 'commander';
-import { configPath, loadConfig, logLevelFrom } from '../config/index.ts';
-import { ConfigError } from '../errors/index.ts';
-import { createRuntime } from '../execution/index.ts';
-import { createMcpServer } from '../mcp/index.ts';
-import { createLogger } from '../util/logger.ts';
-import { EXIT_USAGE } from './exit-codes.ts';
-
-interface StdioFlags {
-  config?: string;
-  logLevel?: string;
-}
-
-async function run(flags: StdioFlags): Promise<void> {
-  const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(configPath(flags.config), { mustExist: flags.config !== undefined });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`codemux: ${error.message}\n`);
-    process.exitCode = EXIT_USAGE;
-    return;
-  }
-  const runtime = createRuntime(config, logger, { warmWorkers: 2 });
-  const server = createMcpServer(runtime);
-  const transport = new StdioServerTransport();
-  let closing = false;
-  const shutdown = async (why: string) => {
-    if (closing) return;
-    closing = true;
-    logger.info({ why }, 'codemux stdio stopping');
-    await server.close().catch(() => {});
-    await runtime.stop();
-    process.exit(0);
-  };
-  transport.onclose = () => void shutdown('client closed stdin');
-  process.stdin.on('end', () => void shutdown('stdin ended'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  await runtime.start();
-  await server.connect(transport);
-  logger.info(
-    { config: config.path, servers: config.servers.map((s) => s.name) },
-    'codemux stdio ready',
-  );
-}
+import type { StdioFlags } from './stdio-server.ts';
 
 export function registerStdio(program: Command): void {
   program
@@ -57,5 +11,8 @@ export function registerStdio(program: Command): void {
       'MCP configuration file (default: $CODEMUX_CONFIG or ~/.codemux/mcp_config.json)',
     )
     .option('--log-level <level>', 'trace, debug, info, warn or error (logs go to stderr)')
-    .action(run);
+    .action(async (flags: StdioFlags) => {
+      const { runStdio } = await import('./stdio-server.ts');
+      await runStdio(flags);
+    });
 }

@@ -64,7 +64,7 @@ export class ExecutionService {
     }
     const language = request.language ?? 'javascript';
     const filename = language === 'typescript' ? 'code.ts' : 'code.js';
-    const prepared = prepareSource(request.source.code, language);
+    const prepared = await prepareSource(request.source.code, language);
     if (!prepared.ok) {
       return refusal(
         {

@@ -2,4 +2,5 @@
 export { ConcurrencyLimiter } from './limiter.ts';
 export { type ConnectionFactory, UpstreamRegistry } from './registry.ts';
 export { SdkConnection } from './sdk-connection.ts';
+export { preloadSdk } from './sdk-modules.ts';
 export type { CallOptions, CallOutcome, ToolInfo, UpstreamConnection } from './types.ts';

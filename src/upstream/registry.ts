@@ -2,7 +2,6 @@
  * @module The upstream servers of the active config: connections started on first use,
  * per-server concurrency limits, and calls that always come back as a CallOutcome.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { UPSTREAM_RETRY_AFTER_MS } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
@@ -18,6 +17,9 @@ interface Entry {
 }
 
 export type ConnectionFactory = (server: ServerConfig, logger: Logger) => UpstreamConnection;
+
+/** JSON-RPC code of the SDK's request timeout (ErrorCode.RequestTimeout), checked without importing the SDK. */
+const REQUEST_TIMEOUT_CODE = -32001;
 
 const sdkFactory: ConnectionFactory = (server, logger) => new SdkConnection(server, logger);
 
@@ -112,7 +114,7 @@ export class UpstreamRegistry {
       return { ok: true, result };
     } catch (error) {
       if (options.signal?.aborted) return cancelled(server, tool);
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      if ((error as { code?: unknown }).code === REQUEST_TIMEOUT_CODE) {
         return {
           ok: false,
           code: 'UPSTREAM_TIMEOUT',

@@ -1,16 +1,11 @@
 /** @module An upstream connection through the official MCP SDK client: stdio, Streamable HTTP or SSE. */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import {
-  getDefaultEnvironment,
-  StdioClientTransport,
-} from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { UPSTREAM_CONNECT_TIMEOUT_MS } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { type SdkModules, sdkModules } from './sdk-modules.ts';
 import { StderrTail } from './stderr-tail.ts';
 import type { CallOptions, ToolInfo, UpstreamConnection } from './types.ts';
 
@@ -41,7 +36,13 @@ export class SdkConnection implements UpstreamConnection {
     return this.toolList;
   }
 
-  private transport(): Transport {
+  private transport(sdk: SdkModules): Transport {
+    const {
+      StreamableHTTPClientTransport,
+      SSEClientTransport,
+      StdioClientTransport,
+      getDefaultEnvironment,
+    } = sdk;
     const s = this.server;
     const requestInit = { headers: s.headers };
     if (s.protocol === 'http')
@@ -61,7 +62,8 @@ export class SdkConnection implements UpstreamConnection {
   }
 
   private async connect(): Promise<void> {
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const sdk = await sdkModules();
+    const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
     client.onclose = () => {
       if (this.client === client) {
         this.client = undefined;
@@ -70,7 +72,7 @@ export class SdkConnection implements UpstreamConnection {
     };
     const started = Date.now();
     try {
-      await client.connect(this.transport(), { timeout: UPSTREAM_CONNECT_TIMEOUT_MS });
+      await client.connect(this.transport(sdk), { timeout: UPSTREAM_CONNECT_TIMEOUT_MS });
       const tools: ToolInfo[] = [];
       let cursor: string | undefined;
       do {

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { prepareSource } from './prepare-source.ts';
 
 describe('prepareSource', () => {
-  it('leaves a program without top-level return untouched', () => {
+  it('leaves a program without top-level return untouched', async () => {
     const code = 'const f = () => { return 1 }; f()';
-    const prepared = prepareSource(code, 'javascript');
+    const prepared = await prepareSource(code, 'javascript');
     expect(prepared).toMatchObject({ ok: true, code });
   });
 
-  it('rewrites top-level returns and maps positions back exactly', () => {
-    const prepared = prepareSource('let a = 1;\nif (a) return a.b.c;\nnull.x', 'javascript');
+  it('rewrites top-level returns and maps positions back exactly', async () => {
+    const prepared = await prepareSource('let a = 1;\nif (a) return a.b.c;\nnull.x', 'javascript');
     if (!prepared.ok) throw new Error('expected ok');
     expect(prepared.code).toContain('break __codemux_program__');
     // `null.x` is line 3 of the original, line 4 of the rewritten code.
@@ -21,13 +21,13 @@ describe('prepareSource', () => {
     expect(prepared.toOriginal({ line: retLine, column: col })).toEqual({ line: 2, column: 15 });
   });
 
-  it('keeps TypeScript positions when stripping types', () => {
-    const prepared = prepareSource('const x: number = 1; x', 'typescript');
+  it('keeps TypeScript positions when stripping types', async () => {
+    const prepared = await prepareSource('const x: number = 1; x', 'typescript');
     expect(prepared).toMatchObject({ ok: true, code: 'const x         = 1; x' });
   });
 
-  it('reports TypeScript errors with line and column', () => {
-    expect(prepareSource('let a = 1;\nlet b: = 2', 'typescript')).toMatchObject({
+  it('reports TypeScript errors with line and column', async () => {
+    expect(await prepareSource('let a = 1;\nlet b: = 2', 'typescript')).toMatchObject({
       ok: false,
       line: 2,
       column: 8,

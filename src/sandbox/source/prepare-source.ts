@@ -13,11 +13,11 @@ export type PreparedSource =
 const identity = (p: Position): Position => p;
 
 /** Transpiles (TypeScript), rewrites top-level returns, and composes the position maps. */
-export function prepareSource(source: string, language: Language): PreparedSource {
+export async function prepareSource(source: string, language: Language): Promise<PreparedSource> {
   let code = source;
   let fromTs = identity;
   if (language === 'typescript') {
-    const ts = transpileTypeScript(source);
+    const ts = await transpileTypeScript(source);
     if (!ts.ok) return ts;
     code = ts.code;
     fromTs = ts.toOriginal ?? identity;

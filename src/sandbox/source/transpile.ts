@@ -5,7 +5,7 @@
  * transpiled inside a function wrapper that is removed again afterwards.
  */
 import { originalPositionFor, type SourceMapInput, TraceMap } from '@jridgewell/trace-mapping';
-import { transformSync } from 'amaro';
+import type { transformSync as TransformSync } from 'amaro';
 import type { Position } from './text-positions.ts';
 
 export type TranspileResult =
@@ -17,6 +17,15 @@ interface AmaroError {
   message: string;
   startLine?: number;
   startColumn?: number;
+}
+
+type Transform = typeof TransformSync;
+let amaro: Promise<Transform> | undefined;
+
+/** amaro (swc in WebAssembly) loads in about 90 ms: only when TypeScript is first used. */
+function loadTransform(): Promise<Transform> {
+  amaro ??= import('amaro').then((m) => m.transformSync);
+  return amaro;
 }
 
 const WRAP_HEAD = 'async function __codemux_program__() {\n';
@@ -48,13 +57,13 @@ function mapper(map: SourceMapInput, lineShift: number): (p: Position) => Positi
   };
 }
 
-function strip(source: string, wrapped: boolean): string {
+function strip(transformSync: Transform, source: string, wrapped: boolean): string {
   if (!wrapped) return transformSync(source, { mode: 'strip-only' }).code;
   const out = transformSync(WRAP_HEAD + source + WRAP_TAIL, { mode: 'strip-only' }).code;
   return out.slice(WRAP_HEAD.length, out.length - WRAP_TAIL.length);
 }
 
-function transform(source: string, wrapped: boolean): TranspileResult {
+function transform(transformSync: Transform, source: string, wrapped: boolean): TranspileResult {
   if (!wrapped) {
     const out = transformSync(source, { mode: 'transform', sourceMap: true });
     return {
@@ -72,9 +81,13 @@ function transform(source: string, wrapped: boolean): TranspileResult {
   };
 }
 
-function attempt(source: string, wrapped: boolean): TranspileResult | 'needs-transform' {
+function attempt(
+  transformSync: Transform,
+  source: string,
+  wrapped: boolean,
+): TranspileResult | 'needs-transform' {
   try {
-    return { ok: true, code: strip(source, wrapped) };
+    return { ok: true, code: strip(transformSync, source, wrapped) };
   } catch (error) {
     if ((error as AmaroError).code !== 'UnsupportedSyntax') throw error;
   }
@@ -82,12 +95,13 @@ function attempt(source: string, wrapped: boolean): TranspileResult | 'needs-tra
 }
 
 /** Turns TypeScript into JavaScript that QuickJS runs, or a TRANSPILE_ERROR description. */
-export function transpileTypeScript(source: string): TranspileResult {
+export async function transpileTypeScript(source: string): Promise<TranspileResult> {
+  const transformSync = await loadTransform();
   let wrapped = false;
   for (;;) {
     try {
-      const stripped = attempt(source, wrapped);
-      return stripped === 'needs-transform' ? transform(source, wrapped) : stripped;
+      const stripped = attempt(transformSync, source, wrapped);
+      return stripped === 'needs-transform' ? transform(transformSync, source, wrapped) : stripped;
     } catch (error) {
       if (!wrapped && isReturnRefusal(error)) {
         wrapped = true;

@@ -1,0 +1,49 @@
+/** @module Runs `codemux stdio`: the MCP server over stdin/stdout, logs on stderr only. */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { configPath, loadConfig, logLevelFrom } from '../config/index.ts';
+import { ConfigError } from '../errors/index.ts';
+import { createRuntime } from '../execution/index.ts';
+import { createMcpServer } from '../mcp/index.ts';
+import { createLogger } from '../util/logger.ts';
+import { EXIT_USAGE } from './exit-codes.ts';
+
+export interface StdioFlags {
+  config?: string;
+  logLevel?: string;
+}
+
+/** Serves MCP on stdio until stdin closes or a signal arrives. */
+export async function runStdio(flags: StdioFlags): Promise<void> {
+  const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(configPath(flags.config), { mustExist: flags.config !== undefined });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`codemux: ${error.message}\n`);
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
+  const runtime = createRuntime(config, logger, { warmWorkers: 2 });
+  const server = createMcpServer(runtime);
+  const transport = new StdioServerTransport();
+  let closing = false;
+  const shutdown = async (why: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ why }, 'codemux stdio stopping');
+    await server.close().catch(() => {});
+    await runtime.stop();
+    process.exit(0);
+  };
+  transport.onclose = () => void shutdown('client closed stdin');
+  process.stdin.on('end', () => void shutdown('stdin ended'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  await runtime.start();
+  await server.connect(transport);
+  logger.info(
+    { config: config.path, servers: config.servers.map((s) => s.name) },
+    'codemux stdio ready',
+  );
+}

@@ -1,0 +1,34 @@
+/**
+ * @module The MCP SDK client modules, loaded on first use: importing them costs about
+ * 200 ms, which a `code exec` that calls no tool should not pay. preloadSdk() starts the
+ * load early, so it overlaps with starting the sandbox.
+ */
+
+const load = () =>
+  Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+  ]).then(([client, stdio, streamableHttp, sse]) => ({
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    getDefaultEnvironment: stdio.getDefaultEnvironment,
+    StreamableHTTPClientTransport: streamableHttp.StreamableHTTPClientTransport,
+    SSEClientTransport: sse.SSEClientTransport,
+  }));
+
+export type SdkModules = Awaited<ReturnType<typeof load>>;
+
+let loading: Promise<SdkModules> | undefined;
+
+/** The SDK client classes; the first call starts the import. */
+export function sdkModules(): Promise<SdkModules> {
+  loading ??= load();
+  return loading;
+}
+
+/** Starts loading the SDK in the background (errors surface on first real use). */
+export function preloadSdk(): void {
+  sdkModules().catch(() => {});
+}
