@@ -3,9 +3,11 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { configPath, loadConfig, logLevelFrom } from '../config/index.ts';
 import { ConfigError } from '../errors/index.ts';
+import type { Envelope } from '../execution/index.ts';
 import { createRuntime } from '../execution/index.ts';
 import { preloadSdk } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
+import { CLIENT_GRACE_MS, daemonRequest, findDaemon } from './daemon-client.ts';
 import { EXIT_USAGE, exitCodeFor } from './exit-codes.ts';
 import { printJson, printUsageError } from './output.ts';
 
@@ -90,6 +92,20 @@ async function run(flags: ExecFlags): Promise<number> {
     throw error;
   }
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
+  const daemon = await findDaemon(config);
+  if (daemon) {
+    logger.debug({ daemon: daemon.url }, 'running on the codemux daemon');
+    const timeoutMs =
+      ((args.options as { timeout_ms?: number }).timeout_ms ?? config.codeExecution.timeoutMs) +
+      CLIENT_GRACE_MS;
+    const { body } = await daemonRequest(daemon, 'POST', '/api/v1/code/exec', {
+      body: args,
+      timeoutMs,
+    });
+    const { request_id: _requestId, ...envelope } = body;
+    await printJson(envelope);
+    return exitCodeFor(envelope as unknown as Envelope);
+  }
   const runtime = createRuntime(config, logger, { warmWorkers: 1 });
   // The sandbox worker and the SDK load while the source is prepared.
   void runtime.start();

@@ -2,7 +2,10 @@
 import { Command, CommanderError } from 'commander';
 import { registerCodeExec } from './code-exec.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
+import { registerServe } from './serve.ts';
+import { registerServersList } from './servers-list.ts';
 import { registerStdio } from './stdio.ts';
+import { registerToken } from './token.ts';
 
 const program = new Command('codemux')
   .description('An MCP gateway with a code mode: one code_execution tool over all your MCP servers')
@@ -12,7 +15,10 @@ const program = new Command('codemux')
 
 const code = program.command('code').description('Run code against the upstream servers');
 registerCodeExec(code);
+registerServe(program);
 registerStdio(program);
+registerServersList(program);
+registerToken(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -24,7 +24,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
     process.exitCode = EXIT_USAGE;
     return;
   }
-  const runtime = createRuntime(config, logger, { warmWorkers: 2 });
+  const runtime = createRuntime(config, logger, { warmWorkers: 2, live: true });
   const server = createMcpServer(runtime);
   const transport = new StdioServerTransport();
   let closing = false;

@@ -1,9 +1,10 @@
 /** @module Config: defaults, loading and resolution. */
 export { configPath, loadConfig, logLevelFrom } from './load.ts';
-export { resolveConfig } from './resolve.ts';
+export { isLoopback, resolveConfig } from './resolve.ts';
 export type {
   CodeExecutionConfig,
   ResolvedConfig,
   ServerConfig,
   UpstreamProtocol,
 } from './types.ts';
+export { watchConfig } from './watch.ts';

@@ -15,14 +15,20 @@ export function configPath(flag?: string, env: NodeJS.ProcessEnv = process.env):
 }
 
 /** Reads, parses and resolves the config file at `file`. A missing default file is an empty config. */
-export function loadConfig(file: string, options: { mustExist: boolean }): ResolvedConfig {
+export function loadConfig(
+  file: string,
+  options: { mustExist: boolean; listen?: string },
+): ResolvedConfig {
   const baseDir = path.dirname(file);
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && !options.mustExist) return resolveConfig({}, { path: file, baseDir });
+    if (code === 'ENOENT' && !options.mustExist) {
+      const empty = options.listen ? { listen: options.listen } : {};
+      return withEnvironment(resolveConfig(empty, { path: file, baseDir }));
+    }
     throw new ConfigError(
       code === 'ENOENT'
         ? `config file not found: ${file} (pass --config PATH or set CODEMUX_CONFIG)`
@@ -35,7 +41,20 @@ export function loadConfig(file: string, options: { mustExist: boolean }): Resol
   } catch (error) {
     throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
   }
-  return resolveConfig(raw, { path: file, baseDir });
+  // --listen wins over the file's listen.
+  if (options.listen && raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    raw = { ...(raw as object), listen: options.listen };
+  }
+  return withEnvironment(resolveConfig(raw, { path: file, baseDir }));
+}
+
+/** Settings the environment may supply: $CODEMUX_API_KEY when the file has no api_key. */
+function withEnvironment(
+  config: ResolvedConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedConfig {
+  if (!config.apiKey && env.CODEMUX_API_KEY) return { ...config, apiKey: env.CODEMUX_API_KEY };
+  return config;
 }
 
 /** Log level from `--log-level`, else `$CODEMUX_LOG_LEVEL`, else the given default. */

@@ -108,6 +108,21 @@ function resolveServers(raw: unknown, baseDir: string, source: string): ServerCo
   return servers;
 }
 
+function parseListen(listen: string, source: string): { host: string; port: number } {
+  const at = listen.lastIndexOf(':');
+  const host = listen.slice(0, at).replace(/^\[|\]$/g, '');
+  const port = Number(listen.slice(at + 1));
+  if (!(port >= 1 && port <= 65535)) {
+    throw new ConfigError(`${source}: field "listen" has port ${port}; use 1-65535`, 'listen');
+  }
+  return { host, port };
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
 /** Validates a parsed config document and applies every default. */
 export function resolveConfig(
   raw: unknown,
@@ -120,10 +135,14 @@ export function resolveConfig(
   const parsed = userConfigSchema.safeParse(raw);
   if (!parsed.success) fail('', parsed.error, source);
   const user = parsed.data;
+  const listen = parseListen(user.listen ?? DEFAULT_LISTEN, source);
   return {
     path: options.path,
     baseDir: options.baseDir,
     listen: user.listen ?? DEFAULT_LISTEN,
+    listenHost: listen.host,
+    listenPort: listen.port,
+    requireMcpAuth: user.require_mcp_auth ?? !isLoopback(listen.host),
     dataDir: path.resolve(options.baseDir, user.data_dir ?? 'data'),
     apiKey: user.api_key,
     codeExecution: {

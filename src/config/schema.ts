@@ -66,7 +66,13 @@ export const userServerSchema = z.object({
 export type UserServerConfig = z.infer<typeof userServerSchema>;
 
 export const userConfigSchema = z.object({
-  listen: z.string({ error: 'must be a string like "127.0.0.1:8080"' }).optional(),
+  listen: z
+    .string({ error: 'must be a string like "127.0.0.1:8080"' })
+    .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, {
+      error: 'must be HOST:PORT, like "127.0.0.1:8080"',
+    })
+    .optional(),
+  require_mcp_auth: z.boolean({ error: 'must be true or false' }).optional(),
   data_dir: z.string({ error: 'must be a string' }).optional(),
   api_key: z
     .string({ error: 'must be a string' })

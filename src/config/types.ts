@@ -40,6 +40,10 @@ export interface ResolvedConfig {
   /** Directory of the config file: base for relative paths, home of scripts/. */
   baseDir: string;
   listen: string;
+  listenHost: string;
+  listenPort: number;
+  /** /mcp needs a key or token (default: only when listening beyond loopback). */
+  requireMcpAuth: boolean;
   dataDir: string;
   apiKey?: string;
   codeExecution: CodeExecutionConfig;

@@ -20,6 +20,7 @@ export interface GateOptions {
   registry: UpstreamRegistry;
   config: ResolvedConfig;
   maxToolCalls: number;
+  /** The servers this execution may call (allowed_servers intersected with the caller's scope); undefined = all. */
   allowedServers?: ReadonlySet<string>;
   deadlineMs: number;
   logger: Logger;

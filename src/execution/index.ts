@@ -2,5 +2,12 @@
 
 export { createRuntime, type Runtime } from './runtime.ts';
 export { ExecutionService, type ExecutionServiceDeps } from './service.ts';
-export type { Envelope, ErrorBody, ExecutionResult, ToolCallRecord } from './types.ts';
+export {
+  ADMIN,
+  type Caller,
+  type Envelope,
+  type ErrorBody,
+  type ExecutionResult,
+  type ToolCallRecord,
+} from './types.ts';
 export { EXACTLY_ONE_SOURCE_MESSAGE, validateRequest } from './validate-request.ts';

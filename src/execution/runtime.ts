@@ -7,20 +7,29 @@ import { ExecutionService } from './service.ts';
 
 export interface Runtime {
   config: () => ResolvedConfig;
+  /** Applies a reloaded config: servers and code_execution settings (not pool_size). */
+  applyConfig(next: ResolvedConfig): Promise<void>;
   registry: UpstreamRegistry;
   service: ExecutionService;
-  /** Starts the warm sandbox workers (upstreams start on first use). */
+  /** Starts the warm sandbox workers; in live mode also connects every server (not awaited). */
   start(): Promise<void>;
   /** Stops workers and upstream children; idempotent. */
   stop(): Promise<void>;
 }
 
+export interface RuntimeOptions {
+  warmWorkers?: number;
+  /** The gateway: connect every server at start and reconnect after drops. */
+  live?: boolean;
+}
+
 export function createRuntime(
-  config: ResolvedConfig,
+  initial: ResolvedConfig,
   logger: Logger,
-  options: { warmWorkers?: number } = {},
+  options: RuntimeOptions = {},
 ): Runtime {
-  const registry = new UpstreamRegistry(config.servers, logger);
+  let config = initial;
+  const registry = new UpstreamRegistry(config.servers, logger, { live: options.live });
   const pool = new SandboxPool({
     size: config.codeExecution.poolSize,
     warm: options.warmWorkers,
@@ -33,7 +42,20 @@ export function createRuntime(
     config: current,
     registry,
     service,
-    start: () => pool.start(),
+    start: async () => {
+      if (options.live) registry.start();
+      await pool.start();
+    },
+    applyConfig: async (next) => {
+      if (next.codeExecution.poolSize !== config.codeExecution.poolSize) {
+        logger.warn(
+          { from: config.codeExecution.poolSize, to: next.codeExecution.poolSize },
+          'code_execution_pool_size changes apply after a restart',
+        );
+      }
+      config = next;
+      await registry.update(next.servers);
+    },
     stop: () => {
       stopping ??= Promise.all([pool.stop(), registry.stop()]).then(() => {});
       return stopping;

@@ -9,7 +9,13 @@ import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { CallGate } from './call-gate.ts';
 import { mapGuestError } from './map-positions.ts';
-import type { Envelope, ErrorBody, ExecutionResult } from './types.ts';
+import {
+  ADMIN,
+  type Caller,
+  type Envelope,
+  type ErrorBody,
+  type ExecutionResult,
+} from './types.ts';
 import { validateRequest } from './validate-request.ts';
 
 export interface ExecutionServiceDeps {
@@ -32,11 +38,22 @@ function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 100) / 100;
 }
 
+/** allowed_servers (empty = all) intersected with an agent token's servers; undefined = no limit. */
+function reachableServers(
+  allowed: readonly string[] | undefined,
+  caller: Caller,
+): ReadonlySet<string> | undefined {
+  const requested = allowed && allowed.length > 0 ? new Set(allowed) : undefined;
+  if (caller.kind === 'admin') return requested;
+  const scope = new Set(caller.servers);
+  return requested ? new Set([...requested].filter((s) => scope.has(s))) : scope;
+}
+
 export class ExecutionService {
   constructor(private readonly deps: ExecutionServiceDeps) {}
 
-  /** Runs one code_execution request; never throws. */
-  async execute(args: unknown): Promise<ExecutionResult> {
+  /** Runs one code_execution request for `caller`; never throws. */
+  async execute(args: unknown, caller: Caller = ADMIN): Promise<ExecutionResult> {
     const started = performance.now();
     const config = this.deps.config();
     const settings = config.codeExecution;
@@ -78,12 +95,11 @@ export class ExecutionService {
     }
     const timeoutMs = request.options.timeoutMs ?? settings.timeoutMs;
     const deadlineMs = Date.now() + timeoutMs;
-    const allowed = request.options.allowedServers;
     const gate = new CallGate({
       registry: this.deps.registry,
       config,
       maxToolCalls: request.options.maxToolCalls ?? settings.maxToolCalls,
-      allowedServers: allowed && allowed.length > 0 ? new Set(allowed) : undefined,
+      allowedServers: reachableServers(request.options.allowedServers, caller),
       deadlineMs,
       logger: this.deps.logger,
     });

@@ -28,7 +28,9 @@ export interface ExecutionResult {
   stats: { duration_ms: number; tool_calls: number };
 }
 
-/** Who is asking; agent tokens and scopes come with the gateway. */
-export interface Caller {
-  kind: 'admin';
-}
+/** Who is asking: the administrator, or an agent token limited to its servers. */
+export type Caller =
+  | { kind: 'admin' }
+  | { kind: 'agent'; name: string; servers: readonly string[] };
+
+export const ADMIN: Caller = { kind: 'admin' };

@@ -1,4 +1,4 @@
-/** @module The code_execution tool: its definition (schema exactly as the API reference) and its result. */
+/** @module The code_execution tool: its definition (schema exactly as the API reference), description and result. */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecutionResult } from '../execution/index.ts';
 
@@ -54,23 +54,54 @@ export const CODE_EXECUTION_INPUT_SCHEMA = {
   },
 } as const;
 
-/** The description: what the model needs to write a program, in few tokens. */
-export function describeCodeExecution(servers: readonly string[]): string {
-  return [
-    "Execute JavaScript or TypeScript code that orchestrates multiple upstream MCP tools in a single request; only the program's value returns.",
-    'In the sandbox: `input` (the request input); `call_tool(server, tool, args)` (synchronous, returns {ok, result} or {ok:false, error:{code, message}}); `call_tools([{server, tool, args}], {max_parallel})` (parallel, one envelope per request, in order); `await tools.<server>.<tool>(args)` (async, {ok, data, meta} or {ok:false, error}); `console.log()` (captured into logs).',
-    "The value is the last statement's value or a top-level `return`; top-level `await` works. Return JSON-serializable data. No require/import, fetch, timers, process or filesystem.",
-    servers.length > 0
-      ? `Upstream servers: ${servers.join(', ')}.`
-      : 'No upstream servers are configured.',
-  ].join('\n');
+/** What the description lists of one upstream server. */
+export interface ServerSummary {
+  name: string;
+  tools: ReadonlyArray<{ name: string; description?: string }>;
+}
+
+/** Longest one-line tool description kept in the tool's description. */
+const TOOL_LINE_CHARS = 80;
+
+function firstLine(text: string | undefined): string {
+  const line = (text ?? '').split('\n')[0]!.trim();
+  return line.length > TOOL_LINE_CHARS ? `${line.slice(0, TOOL_LINE_CHARS - 1)}…` : line;
+}
+
+const GUIDE = [
+  "Run JavaScript/TypeScript that calls upstream MCP tools in one request; only the program's value returns.",
+  'Sandbox: `input`; `call_tool(server, tool, args)` sync -> {ok, result} | {ok:false, error:{code, message}}; `call_tools([{server, tool, args}], {max_parallel})` parallel, one envelope each, in order; `await tools.<server>.<tool>(args)` -> {ok, data} | {ok:false, error}; `console.log` -> logs.',
+  'Value: last statement or top-level `return`; top-level `await` works; must be JSON. No require/import/fetch/timers/fs.',
+].join('\n');
+
+/** The description: what the model needs to write a program, and what it can call, in few tokens. */
+export function describeCodeExecution(servers: readonly ServerSummary[]): string {
+  if (servers.length === 0) return `${GUIDE}\nNo upstream servers are configured.`;
+  const lines = servers.map((s) => {
+    if (s.tools.length === 0) return `- ${s.name} (not connected yet)`;
+    const tools = s.tools.map((t) => {
+      const line = firstLine(t.description);
+      return line ? `${t.name}: ${line}` : t.name;
+    });
+    return `- ${s.name}: ${tools.join('; ')}`;
+  });
+  return `${GUIDE}\nServers and tools:\n${lines.join('\n')}`;
 }
 
 /** The code_execution tool as listed by tools/list. */
-export function codeExecutionTool(servers: readonly string[]): Tool {
+export function codeExecutionTool(servers: readonly ServerSummary[]): Tool {
   return {
     name: CODE_EXECUTION_TOOL,
     description: describeCodeExecution(servers),
+    inputSchema: CODE_EXECUTION_INPUT_SCHEMA as unknown as Tool['inputSchema'],
+  };
+}
+
+/** code_execution while the feature is off: listed so clients see why, every call refused. */
+export function disabledCodeExecutionTool(configPath: string | undefined): Tool {
+  return {
+    name: CODE_EXECUTION_TOOL,
+    description: `code_execution is disabled on this gateway. An administrator can enable it by setting "enable_code_execution": true in ${configPath ?? 'the config file'}; calls are refused with FEATURE_DISABLED until then.`,
     inputSchema: CODE_EXECUTION_INPUT_SCHEMA as unknown as Tool['inputSchema'],
   };
 }

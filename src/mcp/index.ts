@@ -3,6 +3,9 @@ export {
   CODE_EXECUTION_INPUT_SCHEMA,
   CODE_EXECUTION_TOOL,
   codeExecutionTool,
+  describeCodeExecution,
+  disabledCodeExecutionTool,
+  type ServerSummary,
   toCallToolResult,
 } from './code-execution-tool.ts';
-export { createMcpServer } from './server.ts';
+export { createMcpServer, visibleServers } from './server.ts';

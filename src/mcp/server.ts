@@ -1,4 +1,4 @@
-/** @module The MCP server codemux offers: tools/list and tools/call for code_execution. */
+/** @module The MCP server codemux offers: tools/list and tools/call for code_execution, per caller. */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -6,25 +6,51 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Runtime } from '../execution/index.ts';
-import { CODE_EXECUTION_TOOL, codeExecutionTool, toCallToolResult } from './code-execution-tool.ts';
+import { ADMIN, type Caller, type Runtime } from '../execution/index.ts';
+import {
+  CODE_EXECUTION_TOOL,
+  codeExecutionTool,
+  disabledCodeExecutionTool,
+  type ServerSummary,
+  toCallToolResult,
+} from './code-execution-tool.ts';
 
 const SERVER_INFO = { name: 'codemux', version: '0.1.0' };
 
+/** The servers `caller` may use, with their tools, as the description lists them. */
+export function visibleServers(runtime: Runtime, caller: Caller): ServerSummary[] {
+  const scope = caller.kind === 'agent' ? new Set(caller.servers) : undefined;
+  return runtime.registry
+    .status()
+    .filter(
+      (s) => s.state !== 'disabled' && s.state !== 'quarantined' && (!scope || scope.has(s.name)),
+    )
+    .map((s) => ({ name: s.name, tools: runtime.registry.tools(s.name) }));
+}
+
+/** Reads the caller a transport attached to the request (HTTP auth), else the administrator (stdio). */
+function callerOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): Caller {
+  return (extra.authInfo?.extra?.caller as Caller | undefined) ?? ADMIN;
+}
+
 /** A new MCP server bound to `runtime`; connect it to any SDK server transport. */
 export function createMcpServer(runtime: Runtime): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: [codeExecutionTool(runtime.registry.serverNames())],
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } } });
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const config = runtime.config();
+    const tool = config.codeExecution.enabled
+      ? codeExecutionTool(visibleServers(runtime, callerOf(extra)))
+      : disabledCodeExecutionTool(config.path);
+    return { tools: [tool] };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     if (request.params.name !== CODE_EXECUTION_TOOL) {
       throw new McpError(
         ErrorCode.InvalidParams,
         `Tool '${request.params.name}' not found; codemux offers ${CODE_EXECUTION_TOOL}`,
       );
     }
-    const result = await runtime.service.execute(request.params.arguments ?? {});
+    const result = await runtime.service.execute(request.params.arguments ?? {}, callerOf(extra));
     return toCallToolResult(result);
   });
   return server;

@@ -125,7 +125,6 @@ export class PoolWorker {
 
   private onWorkerMessage(message: WorkerToHost): void {
     if (message.type === 'ready') this.prepared = true;
-    else if (message.type === 'done') this.finish(message.execId, message.outcome);
   }
 
   private onWatchdog(execId: number): void {
@@ -168,6 +167,10 @@ export class PoolWorker {
   private onCall(message: CallMessage): void {
     const running = this.running;
     if (!running || running.execId !== message.execId) return;
+    if (message.type === 'done') {
+      this.finish(message.execId, message.outcome);
+      return;
+    }
     if (message.type === 'log') {
       running.bridge.log(message.level, message.line);
       return;

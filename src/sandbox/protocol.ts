@@ -61,9 +61,7 @@ export interface GuestError {
 export type JobOutcome = { ok: true; valueJson: string } | { ok: false; error: GuestError };
 
 /** Worker -> host, on parentPort. */
-export type WorkerToHost =
-  | { type: 'ready' }
-  | { type: 'done'; execId: number; outcome: JobOutcome };
+export type WorkerToHost = { type: 'ready' };
 
 /** One tool call, as the guest prelude validated it. Travels as JSON text. */
 export interface CallRequest {
@@ -82,7 +80,9 @@ export interface BatchRequest {
 export type CallMessage =
   | { type: 'call'; execId: number; callId: number; dialect: 'sync' | 'async'; requestJson: string }
   | { type: 'batch'; execId: number; callId: number; batchJson: string }
-  | { type: 'log'; execId: number; level: LogLevel; line: string };
+  | { type: 'log'; execId: number; level: LogLevel; line: string }
+  /** On the call port too, so it can never overtake the execution's log lines. */
+  | { type: 'done'; execId: number; outcome: JobOutcome };
 
 export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
 

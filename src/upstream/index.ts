@@ -3,4 +3,11 @@ export { ConcurrencyLimiter } from './limiter.ts';
 export { type ConnectionFactory, UpstreamRegistry } from './registry.ts';
 export { SdkConnection } from './sdk-connection.ts';
 export { preloadSdk } from './sdk-modules.ts';
-export type { CallOptions, CallOutcome, ToolInfo, UpstreamConnection } from './types.ts';
+export type {
+  CallOptions,
+  CallOutcome,
+  ServerState,
+  ServerStatus,
+  ToolInfo,
+  UpstreamConnection,
+} from './types.ts';

@@ -1,43 +1,122 @@
 /**
- * @module The upstream servers of the active config: connections started on first use,
- * per-server concurrency limits, and calls that always come back as a CallOutcome.
+ * @module The upstream servers of the active config: connections (started on first use,
+ * or all at once in live mode with reconnects), per-server concurrency limits, states for
+ * the status surfaces, hot config updates, and calls that always come back as a CallOutcome.
  */
+import { EventEmitter } from 'node:events';
+import { isDeepStrictEqual } from 'node:util';
 import { UPSTREAM_RETRY_AFTER_MS } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { ConcurrencyLimiter } from './limiter.ts';
 import { SdkConnection } from './sdk-connection.ts';
-import type { CallOptions, CallOutcome, ToolInfo, UpstreamConnection } from './types.ts';
+import type {
+  CallOptions,
+  CallOutcome,
+  ServerState,
+  ServerStatus,
+  ToolInfo,
+  UpstreamConnection,
+} from './types.ts';
+
+/** JSON-RPC code of the SDK's request timeout (ErrorCode.RequestTimeout), checked without importing the SDK. */
+const REQUEST_TIMEOUT_CODE = -32001;
+/** Reconnect backoff in live mode: 250 ms, doubling, at most 30 s. */
+const RECONNECT_FIRST_MS = 250;
+const RECONNECT_MAX_MS = 30_000;
 
 interface Entry {
   config: ServerConfig;
   connection: UpstreamConnection;
   limiter: ConcurrencyLimiter;
+  state: ServerState;
+  lastError?: string;
   failure?: { at: number; message: string };
+  reconnect?: NodeJS.Timeout;
+  attempts: number;
+  removed: boolean;
 }
 
 export type ConnectionFactory = (server: ServerConfig, logger: Logger) => UpstreamConnection;
 
-/** JSON-RPC code of the SDK's request timeout (ErrorCode.RequestTimeout), checked without importing the SDK. */
-const REQUEST_TIMEOUT_CODE = -32001;
-
 const sdkFactory: ConnectionFactory = (server, logger) => new SdkConnection(server, logger);
 
-export class UpstreamRegistry {
+export interface RegistryOptions {
+  /** Live (the gateway): connect every enabled server at start and reconnect after drops. */
+  live?: boolean;
+  factory?: ConnectionFactory;
+}
+
+/** Emits 'tools' when any server's tool list changed, 'state' when a server's state did. */
+export class UpstreamRegistry extends EventEmitter {
   private readonly entries = new Map<string, Entry>();
+  private readonly live: boolean;
+  private readonly factory: ConnectionFactory;
+  private running = false;
 
   constructor(
     servers: readonly ServerConfig[],
     private readonly logger: Logger,
-    factory: ConnectionFactory = sdkFactory,
+    options: RegistryOptions = {},
   ) {
-    for (const config of servers) {
-      this.entries.set(config.name, {
-        config,
-        connection: factory(config, logger.child({ server: config.name })),
-        limiter: new ConcurrencyLimiter(config.maxConcurrentRequests, config.queueSize),
-      });
-    }
+    super();
+    this.live = options.live ?? false;
+    this.factory = options.factory ?? sdkFactory;
+    for (const config of servers) this.add(config);
+  }
+
+  private add(config: ServerConfig): Entry {
+    const entry: Entry = {
+      config,
+      connection: this.factory(config, this.logger.child({ server: config.name })),
+      limiter: new ConcurrencyLimiter(config.maxConcurrentRequests, config.queueSize),
+      state: !config.enabled ? 'disabled' : config.quarantined ? 'quarantined' : 'idle',
+      attempts: 0,
+      removed: false,
+    };
+    entry.connection.onClose = () => this.onDropped(entry);
+    entry.connection.onToolsChanged = () => this.emit('tools', config.name);
+    this.entries.set(config.name, entry);
+    return entry;
+  }
+
+  private setState(entry: Entry, state: ServerState, error?: string): void {
+    entry.state = state;
+    if (error !== undefined) entry.lastError = error;
+    this.emit('state', entry.config.name, state);
+  }
+
+  /** Live mode: connects every enabled, unquarantined server in parallel; resolves at once. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (const entry of this.entries.values()) this.connectInBackground(entry);
+  }
+
+  private connectInBackground(entry: Entry): void {
+    if (!this.running || entry.state === 'disabled' || entry.state === 'quarantined') return;
+    void this.ensureStarted(entry.config.name).then((result) => {
+      if (!result.ok && this.live && !entry.removed) this.scheduleReconnect(entry);
+    });
+  }
+
+  private onDropped(entry: Entry): void {
+    if (entry.removed) return;
+    this.setState(entry, 'failed', 'the connection closed');
+    this.emit('tools', entry.config.name);
+    if (this.live && this.running) this.scheduleReconnect(entry);
+  }
+
+  private scheduleReconnect(entry: Entry): void {
+    if (entry.reconnect || entry.removed) return;
+    const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_FIRST_MS * 2 ** entry.attempts);
+    entry.attempts++;
+    entry.reconnect = setTimeout(() => {
+      entry.reconnect = undefined;
+      entry.failure = undefined;
+      this.connectInBackground(entry);
+    }, delay);
+    entry.reconnect.unref();
   }
 
   /** The configured server called `name`, if any. */
@@ -54,6 +133,17 @@ export class UpstreamRegistry {
     return this.entries.get(name)?.connection.tools() ?? [];
   }
 
+  /** Every server's state, in config order. */
+  status(): ServerStatus[] {
+    return [...this.entries.values()].map((e) => ({
+      name: e.config.name,
+      protocol: e.config.protocol,
+      state: e.state,
+      tools: e.connection.tools().length,
+      ...(e.lastError ? { last_error: e.lastError } : {}),
+    }));
+  }
+
   /** Connects `name` unless it is connected; a recent failure is answered from memory. */
   async ensureStarted(name: string): Promise<{ ok: true } | { ok: false; message: string }> {
     const entry = this.entries.get(name);
@@ -62,16 +152,53 @@ export class UpstreamRegistry {
     if (entry.failure && Date.now() - entry.failure.at < UPSTREAM_RETRY_AFTER_MS) {
       return { ok: false, message: entry.failure.message };
     }
+    if (entry.state !== 'connecting') this.setState(entry, 'connecting');
     try {
       await entry.connection.start();
+      if (entry.removed)
+        return { ok: false, message: `server '${name}' was removed from the config` };
       entry.failure = undefined;
+      entry.attempts = 0;
+      this.setState(entry, 'ready');
+      this.emit('tools', name);
       return { ok: true };
     } catch (error) {
       const message = `server '${name}' failed to start: ${(error as Error).message}`;
       entry.failure = { at: Date.now(), message };
+      this.setState(entry, 'failed', message);
       this.logger.warn({ server: name }, message);
       return { ok: false, message };
     }
+  }
+
+  /** Applies a new server list: removed servers stop, added ones start, changed ones restart. */
+  async update(servers: readonly ServerConfig[]): Promise<void> {
+    const next = new Map(servers.map((s) => [s.name, s]));
+    const stopping: Promise<void>[] = [];
+    for (const [name, entry] of this.entries) {
+      const config = next.get(name);
+      if (config && isDeepStrictEqual(config, entry.config)) continue;
+      stopping.push(this.retire(entry));
+      this.entries.delete(name);
+    }
+    await Promise.all(stopping);
+    for (const config of servers) {
+      if (this.entries.has(config.name)) continue;
+      const entry = this.add(config);
+      this.logger.info({ server: config.name }, 'upstream added from the config');
+      this.connectInBackground(entry);
+    }
+    // Keep config order.
+    const ordered = servers.map((s) => this.entries.get(s.name)!);
+    this.entries.clear();
+    for (const entry of ordered) this.entries.set(entry.config.name, entry);
+    this.emit('tools', '*');
+  }
+
+  private async retire(entry: Entry): Promise<void> {
+    entry.removed = true;
+    clearTimeout(entry.reconnect);
+    await entry.connection.stop();
   }
 
   /** Calls `server`.`tool`; never throws. */
@@ -140,7 +267,8 @@ export class UpstreamRegistry {
 
   /** Closes every connection (and so every stdio child); idempotent. */
   async stop(): Promise<void> {
-    await Promise.all([...this.entries.values()].map((e) => e.connection.stop()));
+    this.running = false;
+    await Promise.all([...this.entries.values()].map((e) => this.retire(e)));
   }
 }
 

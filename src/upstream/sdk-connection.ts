@@ -14,6 +14,8 @@ const CLIENT_INFO = { name: 'codemux', version: '0.1.0' };
 const UNBOUNDED_CALL_TIMEOUT_MS = 600_000;
 
 export class SdkConnection implements UpstreamConnection {
+  onClose?: () => void;
+  onToolsChanged?: () => void;
   private client: Client | undefined;
   private starting: Promise<void> | undefined;
   private toolList: ToolInfo[] = [];
@@ -68,27 +70,29 @@ export class SdkConnection implements UpstreamConnection {
       if (this.client === client) {
         this.client = undefined;
         this.logger.warn({ server: this.name }, 'upstream connection closed');
+        this.onClose?.();
       }
     };
+    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
+      if (this.client !== client) return;
+      try {
+        this.toolList = await this.listTools(client);
+        this.logger.info(
+          { server: this.name, tools: this.toolList.length },
+          'upstream tools changed',
+        );
+        this.onToolsChanged?.();
+      } catch (error) {
+        this.logger.warn(
+          { server: this.name, err: (error as Error).message },
+          'listing changed tools failed',
+        );
+      }
+    });
     const started = Date.now();
     try {
       await client.connect(this.transport(sdk), { timeout: UPSTREAM_CONNECT_TIMEOUT_MS });
-      const tools: ToolInfo[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : {}, {
-          timeout: UPSTREAM_CONNECT_TIMEOUT_MS,
-        });
-        for (const t of page.tools) {
-          tools.push({
-            name: t.name,
-            description: t.description,
-            inputSchema: t.inputSchema as Record<string, unknown>,
-            outputSchema: t.outputSchema as Record<string, unknown> | undefined,
-          });
-        }
-        cursor = page.nextCursor;
-      } while (cursor);
+      const tools = await this.listTools(client);
       this.toolList = tools;
       this.client = client;
       this.logger.debug(
@@ -105,6 +109,27 @@ export class SdkConnection implements UpstreamConnection {
     }
   }
 
+  /** Every page of tools/list. */
+  private async listTools(client: Client): Promise<ToolInfo[]> {
+    const tools: ToolInfo[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {}, {
+        timeout: UPSTREAM_CONNECT_TIMEOUT_MS,
+      });
+      for (const t of page.tools) {
+        tools.push({
+          name: t.name,
+          description: t.description,
+          inputSchema: t.inputSchema as Record<string, unknown>,
+          outputSchema: t.outputSchema as Record<string, unknown> | undefined,
+        });
+      }
+      cursor = page.nextCursor;
+    } while (cursor);
+    return tools;
+  }
+
   start(): Promise<void> {
     if (this.client) return Promise.resolve();
     this.starting ??= this.connect().finally(() => {
@@ -116,7 +141,12 @@ export class SdkConnection implements UpstreamConnection {
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    await this.starting?.catch(() => {});
     await client?.close().catch(() => {});
+    // A connect that was in flight when stop() began.
+    const late = this.client as Client | undefined;
+    this.client = undefined;
+    await late?.close().catch(() => {});
   }
 
   async callTool(

@@ -10,7 +10,9 @@ const load = () =>
     import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/client/sse.js'),
-  ]).then(([client, stdio, streamableHttp, sse]) => ({
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([client, stdio, streamableHttp, sse, types]) => ({
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     Client: client.Client,
     StdioClientTransport: stdio.StdioClientTransport,
     getDefaultEnvironment: stdio.getDefaultEnvironment,

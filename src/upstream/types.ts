@@ -28,6 +28,10 @@ export type CallOutcome =
 /** One connection to one upstream server; start() and stop() are idempotent. */
 export interface UpstreamConnection {
   readonly name: string;
+  /** Called when an established connection drops (the child exited, the stream closed). */
+  onClose?: () => void;
+  /** Called after the server announced tools/list_changed and the list was read again. */
+  onToolsChanged?: () => void;
   /** Connects and lists tools; rejects with a message that includes the server's stderr tail. */
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -39,4 +43,15 @@ export interface UpstreamConnection {
     args: Record<string, unknown>,
     options: CallOptions,
   ): Promise<CallToolResult>;
+}
+
+/** Where a server stands, as `GET /api/v1/servers` and `codemux servers list` show it. */
+export type ServerState = 'idle' | 'connecting' | 'ready' | 'failed' | 'disabled' | 'quarantined';
+
+export interface ServerStatus {
+  name: string;
+  protocol: string;
+  state: ServerState;
+  tools: number;
+  last_error?: string;
 }

@@ -32,7 +32,7 @@ port.on('message', async (message: HostToWorker) => {
   const instance = await instanceFor(job.memoryLimitBytes);
   link.reset();
   const outcome = new JobRun(instance, job, execId, link).run();
-  send({ type: 'done', execId, outcome });
+  link.post({ type: 'done', execId, outcome });
   // The used instance is dropped whole (memory and all); the next one is built now, off the request path.
   prepare(job.memoryLimitBytes);
 });

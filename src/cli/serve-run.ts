@@ -1,0 +1,96 @@
+/** @module Runs `codemux serve`: the gateway (MCP over HTTP, REST), with live upstreams and a watched config. */
+import { configPath, loadConfig, logLevelFrom, watchConfig } from '../config/index.ts';
+import { ConfigError } from '../errors/index.ts';
+import { createRuntime } from '../execution/index.ts';
+import { HttpGateway, VERSION } from '../http/index.ts';
+import { ensureAdminKey, openTokenStore } from '../store/index.ts';
+import { createLogger } from '../util/logger.ts';
+import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
+
+export interface ServeFlags {
+  config?: string;
+  listen?: string;
+  logLevel?: string;
+}
+
+const say = (line = '') => process.stdout.write(`${line}\n`);
+
+/** Starts the gateway and serves until SIGINT/SIGTERM. */
+export async function runServe(flags: ServeFlags): Promise<void> {
+  const file = configPath(flags.config);
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(file, { mustExist: flags.config !== undefined, listen: flags.listen });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`codemux: ${error.message}\n`);
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
+  const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
+  const key = ensureAdminKey(config);
+  const tokens = openTokenStore(config.dataDir);
+  const runtime = createRuntime(config, logger, { live: true, warmWorkers: 2 });
+  const gateway = new HttpGateway({
+    runtime,
+    tokens,
+    adminKey: key.key,
+    host: config.listenHost,
+    port: config.listenPort,
+    logger,
+  });
+  try {
+    await gateway.start();
+  } catch (error) {
+    process.stderr.write(
+      `codemux: cannot listen on ${config.listen}: ${(error as Error).message}\n`,
+    );
+    await runtime.stop();
+    tokens.close();
+    process.exitCode = EXIT_FAILED;
+    return;
+  }
+  const base = `http://${config.listen}`;
+  say(`codemux ${VERSION} listening on ${base}`);
+  say(
+    `  MCP (Streamable HTTP)  ${base}/mcp${config.requireMcpAuth ? '  (API key or agent token required)' : '  (open on loopback)'}`,
+  );
+  say(`  MCP (legacy SSE)       ${base}/sse`);
+  say(`  REST                   ${base}/api/v1  (X-API-Key)`);
+  say(
+    `  API key                ${key.source === 'file' ? key.file : 'from the config (api_key or CODEMUX_API_KEY)'}`,
+  );
+  say(`  config                 ${config.path}`);
+  say(`  upstream servers (${config.servers.length}):`);
+  for (const s of runtime.registry.status())
+    say(`    ${s.name.padEnd(20)} ${s.protocol.padEnd(6)} ${s.state}`);
+  runtime.registry.on('state', (name: string, state: string) => {
+    if (state !== 'ready' && state !== 'failed') return;
+    const status = runtime.registry.status().find((s) => s.name === name);
+    say(
+      `    ${name.padEnd(20)} ${state}${state === 'ready' ? ` (${status?.tools ?? 0} tools)` : `: ${status?.last_error ?? ''}`}`,
+    );
+  });
+  await runtime.start();
+  const stopWatching = watchConfig(
+    file,
+    async (next) => {
+      if (next.listen !== config.listen) logger.warn('a changed "listen" applies after a restart');
+      await runtime.applyConfig(next);
+    },
+    logger,
+  );
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'codemux stopping');
+    stopWatching();
+    await gateway.stop();
+    await runtime.stop();
+    tokens.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}

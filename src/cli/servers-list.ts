@@ -1,0 +1,70 @@
+/** @module `codemux servers list`: each upstream's state, from the daemon when one runs, else from the config. */
+import type { Command } from 'commander';
+import { configPath, loadConfig } from '../config/index.ts';
+import { ConfigError } from '../errors/index.ts';
+import type { ServerStatus } from '../upstream/index.ts';
+import { daemonRequest, findDaemon } from './daemon-client.ts';
+import { EXIT_USAGE } from './exit-codes.ts';
+import { printJson } from './output.ts';
+import { renderTable } from './table.ts';
+
+interface ListFlags {
+  config?: string;
+  output?: string;
+}
+
+async function run(flags: ListFlags): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(configPath(flags.config), { mustExist: flags.config !== undefined });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`codemux: ${error.message}\n`);
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
+  const daemon = await findDaemon(config);
+  let servers: ServerStatus[];
+  let source: string;
+  if (daemon) {
+    const { body } = await daemonRequest(daemon, 'GET', '/api/v1/servers', { timeoutMs: 10_000 });
+    servers = (body.value as { servers: ServerStatus[] }).servers;
+    source = `the daemon at ${daemon.url}`;
+  } else {
+    servers = config.servers.map((s) => ({
+      name: s.name,
+      protocol: s.protocol,
+      state: !s.enabled ? 'disabled' : s.quarantined ? 'quarantined' : 'idle',
+      tools: 0,
+    }));
+    source = `${config.path} (no daemon running: states are from the config)`;
+  }
+  if (flags.output === 'json') {
+    await printJson({ servers });
+    return;
+  }
+  process.stdout.write(`Upstream servers from ${source} (${servers.length}):\n`);
+  process.stdout.write(
+    renderTable(
+      ['NAME', 'PROTOCOL', 'STATE', 'TOOLS', 'LAST ERROR'],
+      servers.map((s) => [
+        s.name,
+        s.protocol,
+        s.state,
+        daemon ? String(s.tools) : '-',
+        s.last_error ?? '',
+      ]),
+    ),
+  );
+}
+
+export function registerServersList(program: Command): void {
+  program
+    .command('servers')
+    .description('Upstream servers')
+    .command('list')
+    .description('List the upstream servers and their state')
+    .option('--config <path>', 'MCP configuration file')
+    .option('-o, --output <format>', 'table (default) or json')
+    .action(run);
+}

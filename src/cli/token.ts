@@ -1,0 +1,125 @@
+/** @module `codemux token create|list|revoke`: agent tokens limited to some servers, stored hashed in data_dir. */
+import type { Command } from 'commander';
+import { configPath, loadConfig, type ResolvedConfig } from '../config/index.ts';
+import { CodemuxError, ConfigError } from '../errors/index.ts';
+import type { TokenStore } from '../store/index.ts';
+import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
+import { printJson } from './output.ts';
+import { renderTable } from './table.ts';
+
+interface TokenFlags {
+  config?: string;
+  output?: string;
+}
+
+/** Runs `body` with the config and the token store, turning known failures into exit codes. */
+async function withStore(
+  flags: TokenFlags,
+  body: (store: TokenStore, config: ResolvedConfig) => Promise<void>,
+): Promise<void> {
+  let config: ResolvedConfig;
+  try {
+    config = loadConfig(configPath(flags.config), { mustExist: flags.config !== undefined });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`codemux: ${error.message}\n`);
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
+  // SQLite loads only for token commands.
+  const { openTokenStore } = await import('../store/sqlite-token-store.ts');
+  const store = openTokenStore(config.dataDir);
+  try {
+    await body(store, config);
+  } catch (error) {
+    if (!(error instanceof CodemuxError)) throw error;
+    process.stderr.write(`codemux: ${error.message}\n`);
+    process.exitCode = EXIT_USAGE;
+  } finally {
+    store.close();
+  }
+}
+
+export function registerToken(program: Command): void {
+  const token = program
+    .command('token')
+    .description('Agent tokens: API credentials limited to some servers');
+  const configOption = [
+    '--config <path>',
+    'MCP configuration file (its data_dir holds the tokens)',
+  ] as const;
+
+  token
+    .command('create')
+    .description('Create a token; it is printed once and stored only as a hash')
+    .requiredOption('--name <name>', 'a name for the token (1-64 of A-Za-z0-9_.-)')
+    .requiredOption('--servers <names>', 'comma-separated servers the token may call')
+    .option(...configOption)
+    .option('-o, --output <format>', 'text (default) or json')
+    .action((flags: TokenFlags & { name: string; servers: string }) =>
+      withStore(flags, async (store, config) => {
+        const servers = flags.servers
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        const known = new Set(config.servers.map((s) => s.name));
+        const unknown = servers.filter((s) => !known.has(s));
+        if (unknown.length > 0) {
+          throw new CodemuxError(
+            'UNKNOWN_SERVER',
+            `unknown server${unknown.length > 1 ? 's' : ''} ${unknown.map((s) => `'${s}'`).join(', ')}; the config has: ${[...known].join(', ') || 'none'}`,
+          );
+        }
+        const created = store.create(flags.name, servers);
+        if (flags.output === 'json') {
+          await printJson({ token: created.token, ...created.record });
+          return;
+        }
+        process.stdout.write(`${created.token}\n`);
+        process.stderr.write(
+          `agent token "${flags.name}" for ${servers.join(', ')}; it is shown only now. Send it as X-API-Key or Authorization: Bearer.\n`,
+        );
+      }),
+    );
+
+  token
+    .command('list')
+    .description('List agent tokens (names and servers; never the secrets)')
+    .option(...configOption)
+    .option('-o, --output <format>', 'table (default) or json')
+    .action((flags: TokenFlags) =>
+      withStore(flags, async (store) => {
+        const tokens = store.list();
+        if (flags.output === 'json') {
+          await printJson({ tokens });
+          return;
+        }
+        process.stdout.write(
+          renderTable(
+            ['NAME', 'SERVERS', 'CREATED', 'LAST USED'],
+            tokens.map((t) => [
+              t.name,
+              t.servers.join(','),
+              t.created_at,
+              t.last_used_at ?? 'never',
+            ]),
+          ),
+        );
+      }),
+    );
+
+  token
+    .command('revoke <name>')
+    .description('Revoke an agent token at once')
+    .option(...configOption)
+    .action((name: string, flags: TokenFlags) =>
+      withStore(flags, async (store) => {
+        if (store.revoke(name)) {
+          process.stdout.write(`revoked "${name}"\n`);
+        } else {
+          process.stderr.write(`codemux: no token named "${name}"\n`);
+          process.exitCode = EXIT_FAILED;
+        }
+      }),
+    );
+}

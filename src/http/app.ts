@@ -1,0 +1,114 @@
+/** @module The gateway's HTTP app: /healthz, /mcp (+ legacy /sse), /api/v1; errors become responses here. */
+import { randomUUID } from 'node:crypto';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { type Context, Hono } from 'hono';
+import type { Runtime } from '../execution/index.ts';
+import type { Logger } from '../util/logger.ts';
+import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
+import type { McpSessions } from './mcp-sessions.ts';
+import { restRoutes } from './rest-routes.ts';
+import type { GatewayEnv } from './types.ts';
+
+export const VERSION = '0.1.0';
+
+export interface AppDeps {
+  runtime: Runtime;
+  auth: AuthDeps;
+  sessions: McpSessions;
+  logger: Logger;
+}
+
+export function createApp(deps: AppDeps): Hono<GatewayEnv> {
+  const { runtime, auth, sessions, logger } = deps;
+  const app = new Hono<GatewayEnv>();
+
+  app.use('*', async (c, next) => {
+    c.set('requestId', randomUUID());
+    await next();
+  });
+
+  app.get('/healthz', (c) => c.json({ ok: true, name: 'codemux', version: VERSION }));
+
+  // /mcp and /sse: the admin key or an agent token; open on loopback unless require_mcp_auth.
+  const mcpCaller = (c: Context<GatewayEnv>) => {
+    const credential = authenticate(c, auth, { bearer: true });
+    if (credential.ok) return credential;
+    if (credential.reason === 'missing' && !runtime.config().requireMcpAuth) {
+      return { ok: true as const, caller: { kind: 'admin' as const }, secret: '' };
+    }
+    return credential;
+  };
+  const unauthorized = (reason: 'missing' | 'invalid') =>
+    new Response(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        error: { code: -32001, message: unauthorizedMessage(reason, true) },
+        id: null,
+      }),
+      {
+        status: 401,
+        headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' },
+      },
+    );
+
+  app.all('/mcp', async (c) => {
+    const credential = mcpCaller(c);
+    if (!credential.ok) return unauthorized(credential.reason);
+    return sessions.handle(c.req.raw, credential.caller, credential.secret);
+  });
+
+  app.get('/sse', async (c) => {
+    const credential = mcpCaller(c);
+    if (!credential.ok) return unauthorized(credential.reason);
+    await sessions.openSse(c.env.outgoing);
+    return RESPONSE_ALREADY_SENT;
+  });
+
+  app.post('/messages', async (c) => {
+    const credential = mcpCaller(c);
+    if (!credential.ok) return unauthorized(credential.reason);
+    let message: unknown;
+    try {
+      message = await c.req.json();
+    } catch {
+      return c.json(
+        { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null },
+        400,
+      );
+    }
+    return sessions.postSse(
+      c.req.query('sessionId') ?? '',
+      message,
+      credential.caller,
+      credential.secret,
+    );
+  });
+
+  app.route('/api/v1', restRoutes(runtime, auth));
+
+  app.notFound((c) =>
+    c.json(
+      {
+        ok: false,
+        error: { code: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path}` },
+        request_id: c.get('requestId'),
+      },
+      404,
+    ),
+  );
+
+  // The one place an unexpected error becomes a response.
+  app.onError((error, c) => {
+    logger.error({ err: error.message, path: c.req.path }, 'request failed');
+    return c.json(
+      {
+        ok: false,
+        error: { code: 'EXECUTION_FAILED', message: 'internal error' },
+        request_id: c.get('requestId'),
+      },
+      500,
+    );
+  });
+
+  return app;
+}

@@ -1,0 +1,148 @@
+/**
+ * @module MCP Streamable HTTP sessions at /mcp (one SDK server per session), and the legacy
+ * SSE transport at /sse + /messages. Sessions end on DELETE, on transport close, after
+ * SESSION_IDLE_MS without a request, and at shutdown.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Caller, Runtime } from '../execution/index.ts';
+import { createMcpServer } from '../mcp/index.ts';
+import type { Logger } from '../util/logger.ts';
+
+export const SESSION_IDLE_MS = 30 * 60_000;
+const SWEEP_EVERY_MS = 60_000;
+
+interface Session {
+  server: Server;
+  transport: WebStandardStreamableHTTPServerTransport | SSEServerTransport;
+  lastSeen: number;
+}
+
+const jsonRpcError = (status: number, message: string) =>
+  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
+
+const authInfo = (caller: Caller, token: string) => ({
+  token,
+  clientId: caller.kind === 'agent' ? caller.name : 'admin',
+  scopes: [],
+  extra: { caller },
+});
+
+export class McpSessions {
+  private readonly sessions = new Map<string, Session>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly logger: Logger,
+  ) {
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
+    this.sweeper.unref();
+    // A changed upstream tool list changes code_execution's description.
+    runtime.registry.on('tools', () => {
+      for (const session of this.sessions.values())
+        session.server.sendToolListChanged().catch(() => {});
+    });
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Handles one Streamable HTTP request. */
+  async handle(request: Request, caller: Caller, token: string): Promise<Response> {
+    const id = request.headers.get('mcp-session-id');
+    const auth = authInfo(caller, token);
+    if (id) {
+      const session = this.sessions.get(id);
+      if (!session)
+        return jsonRpcError(404, `Session not found: ${id} (it ended; initialize a new one)`);
+      if (!(session.transport instanceof WebStandardStreamableHTTPServerTransport)) {
+        return jsonRpcError(400, `Session ${id} is a legacy SSE session; POST to /messages`);
+      }
+      session.lastSeen = Date.now();
+      return session.transport.handleRequest(request, { authInfo: auth });
+    }
+    if (request.method !== 'POST')
+      return jsonRpcError(400, 'Bad Request: no mcp-session-id; POST initialize first');
+    let body: unknown;
+    try {
+      body = await request.json();
+    } catch {
+      return jsonRpcError(400, 'Parse error: the body is not JSON');
+    }
+    const messages = Array.isArray(body) ? body : [body];
+    if (!messages.some(isInitializeRequest)) {
+      return jsonRpcError(400, 'Bad Request: no mcp-session-id; POST initialize first');
+    }
+    const server = createMcpServer(this.runtime);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        this.sessions.set(sessionId, { server, transport, lastSeen: Date.now() });
+        this.logger.debug({ session: sessionId }, 'mcp session started');
+      },
+      onsessionclosed: (sessionId) => this.forget(sessionId),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.forget(transport.sessionId);
+    };
+    await server.connect(transport);
+    return transport.handleRequest(request, { authInfo: auth, parsedBody: body });
+  }
+
+  /** Opens a legacy SSE stream on `res`; POSTs to `/messages?sessionId=` feed it. */
+  async openSse(res: ServerResponse): Promise<void> {
+    const server = createMcpServer(this.runtime);
+    const transport = new SSEServerTransport('/messages', res);
+    this.sessions.set(transport.sessionId, { server, transport, lastSeen: Date.now() });
+    transport.onclose = () => this.forget(transport.sessionId);
+    res.on('close', () => void this.end(transport.sessionId));
+    await server.connect(transport);
+  }
+
+  /** Delivers one POSTed message to a legacy SSE session. */
+  async postSse(
+    sessionId: string,
+    message: unknown,
+    caller: Caller,
+    token: string,
+  ): Promise<Response> {
+    const session = this.sessions.get(sessionId);
+    if (!session || !(session.transport instanceof SSEServerTransport)) {
+      return jsonRpcError(404, `Session not found: ${sessionId}`);
+    }
+    session.lastSeen = Date.now();
+    await session.transport.handleMessage(message, { authInfo: authInfo(caller, token) });
+    return new Response('Accepted', { status: 202 });
+  }
+
+  private forget(id: string): void {
+    if (this.sessions.delete(id)) this.logger.debug({ session: id }, 'mcp session ended');
+  }
+
+  private async end(id: string): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.forget(id);
+    await session.server.close().catch(() => {});
+  }
+
+  private sweep(): void {
+    const cutoff = Date.now() - SESSION_IDLE_MS;
+    for (const [id, session] of this.sessions) if (session.lastSeen < cutoff) void this.end(id);
+  }
+
+  /** Closes every session; idempotent. */
+  async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.keys()].map((id) => this.end(id)));
+  }
+}

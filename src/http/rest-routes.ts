@@ -1,0 +1,57 @@
+/** @module REST under /api/v1: code execution and server status, behind the API key. */
+import { Hono } from 'hono';
+import type { Caller, Runtime } from '../execution/index.ts';
+import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
+import { statusFor } from './status.ts';
+import type { GatewayEnv } from './types.ts';
+
+export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
+  const api = new Hono<GatewayEnv>();
+
+  api.use('*', async (c, next) => {
+    const credential = authenticate(c, auth, { bearer: false });
+    if (!credential.ok) {
+      return c.json(
+        {
+          ok: false,
+          error: { code: 'UNAUTHORIZED', message: unauthorizedMessage(credential.reason, false) },
+          request_id: c.get('requestId'),
+        },
+        401,
+      );
+    }
+    c.set('caller', credential.caller);
+    await next();
+  });
+
+  api.post('/code/exec', async (c) => {
+    const requestId = c.get('requestId');
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch (error) {
+      return c.json(
+        {
+          ok: false,
+          error: {
+            code: 'INVALID_REQUEST',
+            message: `the request body is not valid JSON: ${(error as Error).message}`,
+          },
+          request_id: requestId,
+        },
+        400,
+      );
+    }
+    const result = await runtime.service.execute(body, c.get('caller'));
+    return c.json({ ...result.envelope, request_id: requestId }, statusFor(result.envelope));
+  });
+
+  api.get('/servers', (c) => {
+    const caller: Caller = c.get('caller');
+    const scope = caller.kind === 'agent' ? new Set(caller.servers) : undefined;
+    const servers = runtime.registry.status().filter((s) => !scope || scope.has(s.name));
+    return c.json({ ok: true, value: { servers }, request_id: c.get('requestId') });
+  });
+
+  return api;
+}
