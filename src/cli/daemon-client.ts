@@ -2,8 +2,8 @@
 import type { ResolvedConfig } from '../config/index.ts';
 import { readAdminKey } from '../store/admin-key.ts';
 
-/** How long the CLI waits for /healthz before running standalone. */
-const PROBE_TIMEOUT_MS = 500;
+/** How long the CLI waits for /healthz (a refused connection fails at once; this bounds a listener that hangs). */
+const PROBE_TIMEOUT_MS = 2000;
 /** The client waits this much longer than the execution's own timeout. */
 export const CLIENT_GRACE_MS = 30_000;
 

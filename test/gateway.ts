@@ -1,0 +1,72 @@
+/** @module Starts a real `codemux serve` on a free loopback port for tests, and stops it. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BIN } from './helpers.ts';
+import { freePort } from './http-servers.ts';
+
+export interface RunningGateway {
+  url: string;
+  key: string;
+  configFile: string;
+  child: ChildProcess;
+  output(): string;
+  /** REST call with the admin key unless `headers` say otherwise. */
+  rest(
+    method: string,
+    route: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+    // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
+  ): Promise<{ status: number; json: any }>;
+  stop(): Promise<number | null>;
+}
+
+/** Starts `codemux serve` with `configFile`, whose listen is set to a free port first (so the CLI finds it). */
+export async function startGateway(configFile: string): Promise<RunningGateway> {
+  const port = await freePort();
+  const raw = JSON.parse(fs.readFileSync(configFile, 'utf8')) as Record<string, unknown>;
+  fs.writeFileSync(configFile, JSON.stringify({ ...raw, listen: `127.0.0.1:${port}` }, null, 2));
+  const child = spawn(process.execPath, [BIN, 'serve', '--config', configFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok) break;
+    } catch {}
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`codemux serve did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const dataDir = path.join(path.dirname(configFile), 'data');
+  const config = JSON.parse(fs.readFileSync(configFile, 'utf8')) as { api_key?: string };
+  const key = config.api_key ?? fs.readFileSync(path.join(dataDir, 'api_key'), 'utf8').trim();
+  return {
+    url,
+    key,
+    configFile,
+    child,
+    output: () => out,
+    async rest(method, route, body, headers) {
+      const response = await fetch(`${url}${route}`, {
+        method,
+        headers: headers ?? { 'x-api-key': key, 'content-type': 'application/json' },
+        body:
+          body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      return { status: response.status, json: await response.json() };
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      }),
+  };
+}
