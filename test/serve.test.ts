@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODE_EXECUTION_INPUT_SCHEMA } from '../src/mcp/index.ts';
 import { type RunningGateway, startGateway } from './gateway.ts';
@@ -64,6 +65,7 @@ describe('codemux serve', () => {
       ok: true,
       name: 'codemux',
       version: '0.1.0',
+      sessions: expect.any(Number),
     });
   });
 
@@ -83,6 +85,19 @@ describe('codemux serve', () => {
       await client.close();
     },
   );
+
+  it('ends a Streamable HTTP session when the client terminates it', async () => {
+    const sessions = async () =>
+      ((await (await fetch(`${gateway.url}/healthz`)).json()) as { sessions: number }).sessions;
+    const before = await sessions();
+    const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`));
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(transport);
+    expect(await sessions()).toBe(before + 1);
+    await transport.terminateSession();
+    await client.close();
+    expect(await sessions()).toBe(before);
+  });
 
   it('is usable from the MCP Inspector CLI over HTTP and stdio', async () => {
     // The inspector reads its own package.json relative to the working directory (its bug), so run it from a subfolder.
@@ -318,6 +333,26 @@ describe('live upstreams', () => {
       code: "call_tool('fixture', 'echo', {message: 'back'}).ok",
     });
     expect(next.json).toMatchObject({ ok: true, value: true });
+  });
+
+  it('lists tools again when an upstream announces tools/list_changed', async () => {
+    const client = await mcpClient('http');
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => resolve()),
+    );
+    const name = (
+      await gateway.rest('POST', '/api/v1/code/exec', {
+        code: "call_tool('fixture','add_tool',{}).result.content[0].text",
+      })
+    ).json.value;
+    await changed;
+    const { tools } = await client.listTools();
+    expect(tools[0]!.description).toContain(`${name}: A tool added at run time`);
+    const called = await gateway.rest('POST', '/api/v1/code/exec', {
+      code: `call_tool('fixture', '${name}', {}).result.content[0].text`,
+    });
+    expect(called.json.value).toBe(name);
+    await client.close();
   });
 
   it('applies an added server from the watched config without a restart', async () => {

@@ -27,7 +27,9 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
     await next();
   });
 
-  app.get('/healthz', (c) => c.json({ ok: true, name: 'codemux', version: VERSION }));
+  app.get('/healthz', (c) =>
+    c.json({ ok: true, name: 'codemux', version: VERSION, sessions: sessions.size }),
+  );
 
   // /mcp and /sse: the admin key or an agent token; open on loopback unless require_mcp_auth.
   const mcpCaller = (c: Context<GatewayEnv>) => {
