@@ -21,13 +21,14 @@ const MEMORY_HEADROOM_BYTES = 8 * 1_048_576;
 /** The package's types describe its CommonJS face; under ESM the default export is the variant. */
 const variant = releaseSync as unknown as QuickJSSyncVariant;
 
-const HOOK_NAMES = ['settle', 'setGlobals', 'serialize', 'describe'] as const;
+const HOOK_NAMES = ['fast', 'setGlobal', 'isError', 'parse'] as const;
 
 /** Host functions the prelude captures; the run installs the real ones per execution. */
 export interface HostHooks {
   call(json: string): string;
   batch(json: string): string;
-  callAsync(json: string): number;
+  /** Starts an async call; returns the guest promise that settles with its envelope. */
+  callAsync(json: string): QuickJSHandle;
   log(level: string, line: string): void;
 }
 
@@ -55,7 +56,7 @@ function installHostFunctions(instance: Instance): void {
       context.newString(instance.host.batch(context.getString(json))),
     ),
     callAsync: context.newFunction('callAsync', (json) =>
-      context.newNumber(instance.host.callAsync(context.getString(json))),
+      instance.host.callAsync(context.getString(json)),
     ),
     log: context.newFunction('log', (level, line) => {
       instance.host.log(context.getString(level), context.getString(line));
@@ -106,10 +107,10 @@ export async function createInstance(
     runtime,
     context,
     hooks: {
-      settle: context.undefined,
-      setGlobals: context.undefined,
-      serialize: context.undefined,
-      describe: context.undefined,
+      fast: context.undefined,
+      setGlobal: context.undefined,
+      isError: context.undefined,
+      parse: context.undefined,
     },
     host: idleHost,
     shouldInterrupt: () => false,
@@ -129,18 +130,11 @@ export async function createInstance(
  */
 function warmUp(instance: Instance): void {
   const { context, hooks } = instance;
-  const empty = context.newString('{}');
-  context.unwrapResult(context.callFunction(hooks.setGlobals, context.undefined, empty)).dispose();
-  empty.dispose();
   context.unwrapResult(context.evalCode('void 0', '<warm-up>', 1 << 7)).dispose();
   instance.runtime.executePendingJobs(-1);
   const value = context.newObject();
-  const limit = context.newNumber(64);
-  context
-    .unwrapResult(context.callFunction(hooks.serialize, context.undefined, value, limit))
-    .dispose();
+  context.unwrapResult(context.callFunction(hooks.fast, context.undefined, value)).dispose();
   value.dispose();
-  limit.dispose();
 }
 
 /** True when the instance's memory has grown to (nearly) its cap. */

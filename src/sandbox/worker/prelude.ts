@@ -1,245 +1,210 @@
 /**
  * @module The guest-side prelude: JavaScript evaluated inside each fresh QuickJS context
- * before the program. It validates guest arguments, turns them into JSON text for the
- * host functions it captures, defines the documented globals, and returns the hooks the
- * worker uses (settle async calls, set globals, serialize the result, describe errors).
- * The host functions are removed from globalThis before any program runs.
+ * before the program. It is kept small because QuickJS compiles it for every instance
+ * (about 0.2 ms per KiB here): it validates guest arguments, turns them into JSON text
+ * for the host functions it captures, defines the documented globals, and returns the
+ * hooks the worker uses. The exact serializer, needed only when a result is not plain
+ * JSON, is compiled on demand (SERIALIZER_SOURCE).
  */
 
 /** Name of the temporary global holding the host functions while the prelude runs. */
 export const HOST_GLOBAL = '__codemux_host__';
 
-export const PRELUDE_SOURCE = String.raw`(function () {
-  'use strict';
-  var G = globalThis;
-  var host = G.${HOST_GLOBAL};
-  delete G.${HOST_GLOBAL};
-  var hostCall = host.call, hostBatch = host.batch, hostAsync = host.callAsync, hostLog = host.log;
-  var stringify = JSON.stringify, parse = JSON.parse;
-  var keys = Object.keys, getProto = Object.getPrototypeOf, isArray = Array.isArray;
-  var objectProto = Object.prototype, defineProperty = Object.defineProperty;
-  var freeze = Object.freeze, hasOwn = Object.hasOwn, isInteger = Number.isInteger;
-  var tagOf = Function.prototype.call.bind(Object.prototype.toString);
-  var PromiseCtor = Promise, MapCtor = Map, ErrorCtor = Error, TypeErrorCtor = TypeError, StringCtor = String;
-  var mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapDelete = Map.prototype.delete;
-  var indexOfStr = String.prototype.indexOf, sliceStr = String.prototype.slice;
-  var callFn = Function.prototype.call;
-  var MAX_BATCH = 100;
+/** Thrown by the replacer when a value needs the exact serializer's verdict. */
+const NOT_PLAIN = '__codemux_not_plain__';
 
-  function isObjectArg(v) { return v !== null && typeof v === 'object' && !isArray(v); }
-  function invalid(message) { return { ok: false, error: { code: 'INVALID_ARGS', message: message } }; }
-  function encode(payload) {
-    try { return [true, stringify(payload)]; }
-    catch (e) { return [false, 'args are not JSON-serializable (' + (e && e.message) + ')']; }
-  }
+/** Removes comment lines and indentation: QuickJS's compile time grows with the source's length. */
+function compact(source: string): string {
+  return source
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('//'))
+    .join('\n');
+}
 
-  function call_tool(server, tool, args) {
-    var n = arguments.length;
-    if (n < 2 || n > 3) return invalid('call_tool(server, tool, args) takes 2 or 3 arguments, got ' + n);
-    if (typeof server !== 'string' || server === '') return invalid('call_tool: server must be a non-empty string');
-    if (typeof tool !== 'string' || tool === '') return invalid('call_tool: tool must be a non-empty string');
-    if (args === undefined) args = {};
-    else if (!isObjectArg(args)) return invalid('call_tool: args must be an object');
-    var json = encode({ server: server, tool: tool, args: args });
-    if (!json[0]) return invalid('call_tool: ' + json[1]);
-    return parse(hostCall(json[1]));
-  }
+export const PRELUDE_SOURCE = compact(String.raw`(function () {
+'use strict';
+var G = globalThis, host = G.${HOST_GLOBAL};
+delete G.${HOST_GLOBAL};
+var stringify = JSON.stringify, parse = JSON.parse, isArray = Array.isArray, getProto = Object.getPrototypeOf;
+var OP = Object.prototype, freeze = Object.freeze, hasOwn = Object.hasOwn, isInteger = Number.isInteger;
+var ErrorCtor = Error, TypeErrorCtor = TypeError, StringCtor = String, call = Function.prototype.call;
+var indexOf = String.prototype.indexOf, slice = String.prototype.slice;
+function isObj(v) { return v !== null && typeof v === 'object' && !isArray(v); }
+function bad(message) { return { ok: false, error: { code: 'INVALID_ARGS', message: message } }; }
+function encode(where, payload) {
+try { return [true, stringify(payload)]; }
+catch (e) { return [false, where + ': args are not JSON-serializable (' + (e && e.message) + ')']; }
+}
+function call_tool(server, tool, args) {
+var n = arguments.length;
+if (n < 2 || n > 3) return bad('call_tool(server, tool, args) takes 2 or 3 arguments, got ' + n);
+if (typeof server !== 'string' || server === '') return bad('call_tool: server must be a non-empty string');
+if (typeof tool !== 'string' || tool === '') return bad('call_tool: tool must be a non-empty string');
+if (args === undefined) args = {};
+else if (!isObj(args)) return bad('call_tool: args must be an object');
+var json = encode('call_tool', { server: server, tool: tool, args: args });
+return json[0] ? parse(host.call(json[1])) : bad(json[1]);
+}
+function checkBatch(requests, options) {
+var p = 'call_tools: ';
+if (!isArray(requests)) return p + 'requests must be an array of {server, tool, args}';
+if (options !== undefined && !isObj(options)) return p + 'options must be an object';
+var mp = options === undefined ? undefined : options.max_parallel;
+if (mp !== undefined && !(isInteger(mp) && mp >= 1 && mp <= 32)) return p + 'options.max_parallel must be an integer from 1 to 32';
+if (requests.length > 100) return p + 'the batch has ' + requests.length + ' elements; at most 100 are allowed';
+for (var i = 0; i < requests.length; i++) {
+var e = p + 'element ' + i + ': ';
+if (!hasOwn(requests, i)) return e + 'is a hole in a sparse array';
+var r = requests[i];
+if (!isObj(r)) return e + 'must be an object {server, tool, args}';
+if (typeof r.server !== 'string' || r.server === '') return e + 'server must be a non-empty string';
+if (typeof r.tool !== 'string' || r.tool === '') return e + 'tool must be a non-empty string';
+if (r.args !== undefined && !isObj(r.args)) return e + 'args must be an object';
+}
+return null;
+}
+function call_tools(requests, options) {
+var problem = checkBatch(requests, options);
+if (problem !== null) return bad(problem);
+if (requests.length === 0) return [];
+var batch = [];
+for (var i = 0; i < requests.length; i++) {
+var r = requests[i];
+batch[i] = { server: r.server, tool: r.tool, args: r.args === undefined ? {} : r.args };
+}
+var json = encode('call_tools', { requests: batch, max_parallel: options === undefined ? undefined : options.max_parallel });
+return json[0] ? parse(host.batch(json[1])) : bad(json[1]);
+}
+function failed(code, message) {
+return Promise.resolve({ ok: false, error: { code: code, message: message, retryable: false } });
+}
+function toolFunction(server, tool) {
+var q = 'tools.' + server + '.' + tool;
+return function (args) {
+if (args === undefined) args = {};
+if (!isObj(args)) return failed('invalid_input', q + ': arguments must be an object');
+var json = encode(q, { server: server, tool: tool, args: args });
+return json[0] ? host.callAsync(json[1]) : failed('invalid_input', json[1]);
+};
+}
+function qualified(name) {
+var dot = call.call(indexOf, name, '.');
+if (dot <= 0 || dot === name.length - 1) return function () { return failed('tool_not_found', 'not a qualified tool name "namespace.name": ' + stringify(name)); };
+return toolFunction(call.call(slice, name, 0, dot), call.call(slice, name, dot + 1));
+}
+function refuse() { throw new TypeErrorCtor('tools cannot be enumerated or changed; call tools.<server>.<tool>(args) or tools["server.tool"](args)'); }
+function locked(get) {
+return freeze({
+get: function (_t, key) { return typeof key === 'string' && key !== 'then' ? get(key) : undefined; },
+has: function (_t, key) { return typeof key === 'string'; },
+set: refuse, defineProperty: refuse, deleteProperty: refuse, ownKeys: refuse,
+setPrototypeOf: refuse, preventExtensions: refuse,
+getOwnPropertyDescriptor: function () { return undefined; }
+});
+}
+var tools = new Proxy({}, locked(function (key) {
+if (call.call(indexOf, key, '.') >= 0) return qualified(key);
+return new Proxy({}, locked(function (tool) { return toolFunction(key, tool); }));
+}));
+function format(a) {
+if (typeof a === 'string') return a;
+if (a instanceof ErrorCtor) return a.name + ': ' + a.message;
+if (a === undefined || typeof a === 'function' || typeof a === 'symbol' || typeof a === 'bigint') return StringCtor(a);
+try { var s = stringify(a); return s === undefined ? StringCtor(a) : s; } catch (e) { return StringCtor(a); }
+}
+function logger(level) {
+return function () {
+var line = '';
+for (var i = 0; i < arguments.length; i++) line += (i ? ' ' : '') + format(arguments[i]);
+host.log(level, line);
+};
+}
+function define(name, value) { Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false }); }
+define('call_tool', call_tool);
+define('call_tools', call_tools);
+define('tools', tools);
+define('console', freeze({ log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug') }));
+// The fast serializer: JSON.stringify with a replacer that gives up on anything JSON would change.
+function plain(key, value) {
+var t = typeof value;
+if (t === 'function' || t === 'symbol' || t === 'bigint') throw '${NOT_PLAIN}';
+if (t === 'string' || t === 'object') {
+var original = this[key];
+if (original !== null && typeof original === 'object' && !isArray(original)) {
+var proto = getProto(original);
+if (proto !== OP && proto !== null) throw '${NOT_PLAIN}';
+}
+}
+return value;
+}
+function fast(value) {
+try { var json = stringify(value, plain); return json === undefined ? 'null' : json; }
+catch (e) { return null; }
+}
+function setGlobal(name, json) { G[name] = parse(json); }
+function isError(e) { return e instanceof ErrorCtor; }
+return { fast: fast, setGlobal: setGlobal, isError: isError, parse: parse };
+})()`);
 
-  function checkBatch(requests, options) {
-    if (!isArray(requests)) return 'call_tools: requests must be an array of {server, tool, args}';
-    if (options !== undefined && !isObjectArg(options)) return 'call_tools: options must be an object';
-    var maxParallel = options === undefined ? undefined : options.max_parallel;
-    if (maxParallel !== undefined && !(isInteger(maxParallel) && maxParallel >= 1 && maxParallel <= 32)) {
-      return 'call_tools: options.max_parallel must be an integer from 1 to 32';
-    }
-    if (requests.length > MAX_BATCH) {
-      return 'call_tools: the batch has ' + requests.length + ' elements; at most ' + MAX_BATCH + ' are allowed';
-    }
-    for (var i = 0; i < requests.length; i++) {
-      if (!hasOwn(requests, i)) return 'call_tools: element ' + i + ': is a hole in a sparse array';
-      var r = requests[i];
-      if (!isObjectArg(r)) return 'call_tools: element ' + i + ': must be an object {server, tool, args}';
-      if (typeof r.server !== 'string' || r.server === '') return 'call_tools: element ' + i + ': server must be a non-empty string';
-      if (typeof r.tool !== 'string' || r.tool === '') return 'call_tools: element ' + i + ': tool must be a non-empty string';
-      if (r.args !== undefined && !isObjectArg(r.args)) return 'call_tools: element ' + i + ': args must be an object';
-    }
-    return null;
-  }
-
-  function call_tools(requests, options) {
-    var problem = checkBatch(requests, options);
-    if (problem !== null) return invalid(problem);
-    if (requests.length === 0) return [];
-    var batch = [];
-    for (var i = 0; i < requests.length; i++) {
-      var r = requests[i];
-      batch[i] = { server: r.server, tool: r.tool, args: r.args === undefined ? {} : r.args };
-    }
-    var json = encode({ requests: batch, max_parallel: options === undefined ? undefined : options.max_parallel });
-    if (!json[0]) return invalid('call_tools: ' + json[1]);
-    return parse(hostBatch(json[1]));
-  }
-
-  var pending = new MapCtor();
-  function asyncFailure(code, message) {
-    return PromiseCtor.resolve({ ok: false, error: { code: code, message: message, retryable: false } });
-  }
-  function callAsync(qualified, server, tool, args) {
-    if (args === undefined) args = {};
-    if (!isObjectArg(args)) return asyncFailure('invalid_input', 'tools.' + qualified + ': arguments must be an object');
-    var json = encode({ server: server, tool: tool, args: args });
-    if (!json[0]) return asyncFailure('invalid_input', 'tools.' + qualified + ': ' + json[1]);
-    return new PromiseCtor(function (resolve) {
-      var id = hostAsync(json[1]);
-      callFn.call(mapSet, pending, id, resolve);
-    });
-  }
-  function toolFunction(server, tool) {
-    var qualified = server + '.' + tool;
-    return function (args) { return callAsync(qualified, server, tool, args); };
-  }
-  function qualifiedFunction(name) {
-    var dot = callFn.call(indexOfStr, name, '.');
-    if (dot <= 0 || dot === name.length - 1) {
-      return function () { return asyncFailure('tool_not_found', 'not a qualified tool name "namespace.name": ' + stringify(name)); };
-    }
-    return toolFunction(callFn.call(sliceStr, name, 0, dot), callFn.call(sliceStr, name, dot + 1));
-  }
-  function refuse() { throw new TypeErrorCtor('tools cannot be enumerated or changed; call tools.<server>.<tool>(args) or tools["server.tool"](args)'); }
-  function lockedHandler(get) {
-    return freeze({
-      get: function (_t, key) { return typeof key === 'string' && key !== 'then' ? get(key) : undefined; },
-      has: function (_t, key) { return typeof key === 'string'; },
-      set: refuse, defineProperty: refuse, deleteProperty: refuse, ownKeys: refuse,
-      setPrototypeOf: refuse, preventExtensions: refuse,
-      getOwnPropertyDescriptor: function () { return undefined; }
-    });
-  }
-  var tools = new Proxy({}, lockedHandler(function (key) {
-    if (callFn.call(indexOfStr, key, '.') >= 0) return qualifiedFunction(key);
-    return new Proxy({}, lockedHandler(function (tool) { return toolFunction(key, tool); }));
-  }));
-
-  function formatArg(a) {
-    if (typeof a === 'string') return a;
-    if (a instanceof ErrorCtor) return a.name + ': ' + a.message;
-    if (a === undefined || typeof a === 'function' || typeof a === 'symbol' || typeof a === 'bigint') return StringCtor(a);
-    try { var s = stringify(a); return s === undefined ? StringCtor(a) : s; } catch (e) { return StringCtor(a); }
-  }
-  function logger(level) {
-    return function () {
-      var line = '';
-      for (var i = 0; i < arguments.length; i++) line += (i ? ' ' : '') + formatArg(arguments[i]);
-      hostLog(level, line);
-    };
-  }
-  var console = freeze({
-    log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug')
-  });
-
-  function define(name, value) {
-    defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false });
-  }
-  define('call_tool', call_tool);
-  define('call_tools', call_tools);
-  define('tools', tools);
-  define('console', console);
-
-  function settle(id, json) {
-    var resolve = callFn.call(mapGet, pending, id);
-    if (resolve === undefined) return;
-    callFn.call(mapDelete, pending, id);
-    resolve(parse(json));
-  }
-
-  function setGlobals(json) {
-    var values = parse(json);
-    var names = keys(values);
-    for (var i = 0; i < names.length; i++) {
-      defineProperty(G, names[i], { value: values[names[i]], writable: true, configurable: true, enumerable: true });
-    }
-  }
-
-  // Serializes the program's value to JSON text, refusing what JSON would silently change.
-  function serialize(value, maxChars) {
-    var seen = [];
-    var size = 0;
-    function fail(path, what) { throw { __codemux_serialize__: true, path: path, what: what }; }
-    function emit(text) {
-      size += text.length;
-      if (size > maxChars) throw { __codemux_too_large__: true };
-      return text;
-    }
-    function walk(v, path) {
-      switch (typeof v) {
-        case 'string': return emit(stringify(v));
-        case 'number': return emit(stringify(v));
-        case 'boolean': return emit(v ? 'true' : 'false');
-        case 'undefined': return undefined;
-        case 'function': return fail(path, 'is a function');
-        case 'symbol': return fail(path, 'is a symbol');
-        case 'bigint': return fail(path, 'is a BigInt (convert it with String() or Number())');
-      }
-      if (v === null) return emit('null');
-      for (var s = 0; s < seen.length; s++) if (seen[s] === v) fail(path, 'is a circular reference');
-      seen.push(v);
-      var out;
-      if (isArray(v)) {
-        out = emit('[');
-        for (var i = 0; i < v.length; i++) {
-          var item = walk(v[i], path + '[' + i + ']');
-          out += (i ? emit(',') : '') + (item === undefined ? emit('null') : item);
-        }
-        out += emit(']');
-      } else {
-        var proto = getProto(v);
-        if (proto !== objectProto && proto !== null) {
-          var tag = tagOf(v);
-          fail(path, tag === '[object Object]' ? 'is a class instance (return a plain object)' : 'is a ' + tag.slice(8, -1) + ' (return a plain value, e.g. .toISOString() or .toString())');
-        }
-        out = emit('{');
-        var names = keys(v), first = true;
-        for (var k = 0; k < names.length; k++) {
-          var key = names[k];
-          var sub = walk(v[key], /^[A-Za-z_$][\w$]*$/.test(key) ? path + '.' + key : path + '[' + stringify(key) + ']');
-          if (sub === undefined) continue;
-          out += (first ? '' : emit(',')) + emit(stringify(key)) + emit(':') + sub;
-          first = false;
-        }
-        out += emit('}');
-      }
-      seen.pop();
-      return out;
-    }
-    try {
-      var json = walk(value, 'value');
-      return '1' + (json === undefined ? 'null' : json);
-    } catch (e) {
-      if (e && e.__codemux_too_large__) return '0OUTPUT_TOO_LARGE\n';
-      if (e && e.__codemux_serialize__) return '0SERIALIZATION_ERROR\n' + e.path + ' ' + e.what;
-      throw e;
-    }
-  }
-
-  // Reads a thrown value into plain strings without trusting its getters to behave.
-  function describe(e) {
-    var out = { isError: false, name: '', message: '', stack: '' };
-    try {
-      if (e instanceof ErrorCtor) {
-        out.isError = true;
-        out.name = StringCtor(e.name);
-        out.message = StringCtor(e.message);
-        out.stack = typeof e.stack === 'string' ? e.stack : '';
-      } else if (typeof e === 'string') {
-        out.message = e;
-      } else {
-        out.message = formatArg(e);
-      }
-    } catch (inner) {
-      out.message = 'a thrown value that could not be read';
-    }
-    return stringify(out);
-  }
-
-  return { settle: settle, setGlobals: setGlobals, serialize: serialize, describe: describe };
-})()`;
+/**
+ * The exact serializer, compiled only when the fast path refused a value: it names the
+ * path of the first value JSON cannot carry (`value.items[3].fn is a function`).
+ * Returns '1' + JSON, '0OUTPUT_TOO_LARGE', or '0SERIALIZATION_ERROR\n' + detail.
+ */
+export const SERIALIZER_SOURCE = compact(String.raw`(function (value, maxChars) {
+'use strict';
+var stringify = JSON.stringify, isArray = Array.isArray, keys = Object.keys, getProto = Object.getPrototypeOf;
+var OP = Object.prototype, tagOf = Function.prototype.call.bind(Object.prototype.toString);
+var seen = [], size = 0;
+function fail(path, what) { throw { path: path, what: what }; }
+function emit(text) { size += text.length; if (size > maxChars) throw { tooLarge: true }; return text; }
+function walk(v, path) {
+switch (typeof v) {
+case 'string': case 'number': return emit(stringify(v));
+case 'boolean': return emit(v ? 'true' : 'false');
+case 'undefined': return undefined;
+case 'function': return fail(path, 'is a function');
+case 'symbol': return fail(path, 'is a symbol');
+case 'bigint': return fail(path, 'is a BigInt (convert it with String() or Number())');
+}
+if (v === null) return emit('null');
+for (var s = 0; s < seen.length; s++) if (seen[s] === v) fail(path, 'is a circular reference');
+seen.push(v);
+var out;
+if (isArray(v)) {
+out = emit('[');
+for (var i = 0; i < v.length; i++) {
+var item = walk(v[i], path + '[' + i + ']');
+out += (i ? emit(',') : '') + (item === undefined ? emit('null') : item);
+}
+out += emit(']');
+} else {
+var proto = getProto(v);
+if (proto !== OP && proto !== null) {
+var tag = tagOf(v);
+fail(path, tag === '[object Object]' ? 'is a class instance (return a plain object)' : 'is a ' + tag.slice(8, -1) + ' (return a plain value, e.g. .toISOString() or .toString())');
+}
+out = emit('{');
+var names = keys(v), first = true;
+for (var k = 0; k < names.length; k++) {
+var key = names[k];
+var sub = walk(v[key], /^[A-Za-z_$][\w$]*$/.test(key) ? path + '.' + key : path + '[' + stringify(key) + ']');
+if (sub === undefined) continue;
+out += (first ? '' : emit(',')) + emit(stringify(key)) + emit(':') + sub;
+first = false;
+}
+out += emit('}');
+}
+seen.pop();
+return out;
+}
+try {
+var json = walk(value, 'value');
+return '1' + (json === undefined ? 'null' : json);
+} catch (e) {
+if (e && e.tooLarge) return '0OUTPUT_TOO_LARGE\n';
+if (e && e.path) return '0SERIALIZATION_ERROR\n' + e.path + ' ' + e.what;
+throw e;
+}
+})`);

@@ -3,10 +3,11 @@
  * top-level await, drives the guest's promise to the end while serving host replies, and
  * turns whatever happened into a JobOutcome. Never throws.
  */
-import type { QuickJSHandle } from 'quickjs-emscripten-core';
+import type { QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten-core';
 import type { CallReply, GuestError, JobOutcome, JobSpec, LogLevel } from '../protocol.ts';
 import type { HostLink } from './host-link.ts';
 import { type Instance, memoryExhausted } from './instance.ts';
+import { SERIALIZER_SOURCE } from './prelude.ts';
 import { cutToBytes } from './utf8.ts';
 
 const EVAL_TYPE_GLOBAL = 0;
@@ -48,7 +49,8 @@ function errorFrom(code: GuestError['code'], d: Described, syntax = false): Gues
 export class JobRun {
   private aborted: GuestError | undefined;
   private deadlineMs: number;
-  private readonly asyncPending = new Set<number>();
+  /** Async calls in flight: their guest promises, by call id. */
+  private readonly asyncPending = new Map<number, QuickJSDeferredPromise>();
   private logLines = 0;
 
   constructor(
@@ -102,8 +104,9 @@ export class JobRun {
         this.checkAlive();
         const callId = link.newCallId();
         link.post({ type: 'call', execId, callId, dialect: 'async', requestJson });
-        this.asyncPending.add(callId);
-        return callId;
+        const deferred = this.instance.context.newPromise();
+        this.asyncPending.set(callId, deferred);
+        return deferred.handle;
       },
       log: (level, line) => {
         const limits = this.job.limits;
@@ -123,13 +126,28 @@ export class JobRun {
 
   /** Reads a guest exception; undefined when even that fails (out of memory, a hostile getter). */
   private describe(error: QuickJSHandle): Described | undefined {
+    const { context } = this.instance;
     const saved = this.deadlineMs;
     this.deadlineMs = Date.now() + DESCRIBE_GRACE_MS;
+    const text = (name: string) => {
+      const prop = context.getProp(error, name);
+      try {
+        return context.typeof(prop) === 'string' ? context.getString(prop) : '';
+      } finally {
+        prop.dispose();
+      }
+    };
     try {
-      const described = this.callHook('describe', error);
-      const text = this.instance.context.getString(described);
-      described.dispose();
-      return JSON.parse(text) as Described;
+      const flag = this.callHook('isError', error);
+      const isError = context.dump(flag) === true;
+      flag.dispose();
+      if (isError)
+        return { isError, name: text('name'), message: text('message'), stack: text('stack') };
+      const value =
+        context.typeof(error) === 'string'
+          ? context.getString(error)
+          : JSON.stringify(context.dump(error));
+      return { isError, name: '', message: value ?? String(value), stack: '' };
     } catch {
       return undefined;
     } finally {
@@ -186,27 +204,38 @@ export class JobRun {
     };
   }
 
+  /** The value as JSON: the fast path (JSON.stringify with a guard), else the exact serializer. */
   private serialize(value: QuickJSHandle): JobOutcome {
     const { context } = this.instance;
+    const fast = this.callHook('fast', value);
+    const json = context.typeof(fast) === 'string' ? context.getString(fast) : undefined;
+    fast.dispose();
+    if (json !== undefined) {
+      if (Buffer.byteLength(json) > this.job.limits.maxOutputBytes) return this.tooLarge();
+      return { ok: true, valueJson: json };
+    }
+    const serializer = context.unwrapResult(context.evalCode(SERIALIZER_SOURCE, '<serializer>'));
     const maxChars = context.newNumber(this.job.limits.maxOutputBytes);
-    const result = this.callHook('serialize', value, maxChars);
+    const result = context.unwrapResult(
+      context.callFunction(serializer, context.undefined, value, maxChars),
+    );
+    serializer.dispose();
     maxChars.dispose();
     // '1' + JSON, or '0' + code + '\n' + detail.
     const text = context.getString(result);
     result.dispose();
     if (text[0] === '1') {
-      const json = text.slice(1);
-      if (Buffer.byteLength(json) > this.job.limits.maxOutputBytes) return this.tooLarge();
-      return { ok: true, valueJson: json };
+      const exact = text.slice(1);
+      if (Buffer.byteLength(exact) > this.job.limits.maxOutputBytes) return this.tooLarge();
+      return { ok: true, valueJson: exact };
     }
     const newline = text.indexOf('\n');
     if (text.slice(1, newline) === 'OUTPUT_TOO_LARGE') return this.tooLarge();
-    const b = text.slice(newline + 1);
     return {
       ok: false,
       error: {
         code: 'SERIALIZATION_ERROR',
-        message: `Result contains non-JSON-serializable values (functions, circular references, etc.): ${b}`,
+        message: `Result contains non-JSON-serializable values (functions, circular references, etc.): ${text.slice(newline + 1)}`,
         stack: '',
       },
     };
@@ -225,17 +254,19 @@ export class JobRun {
 
   /** Settles one arrived async reply in the guest; false when none has arrived by the deadline. */
   private settleAsync(wait: boolean): boolean {
-    const pick = () => this.link.takeAny(this.execId, this.asyncPending);
+    const pick = () => this.link.takeAny(this.execId, this.asyncPending.keys());
     const reply = wait ? this.link.waitFor(this.deadlineMs, pick) : pick();
     if (!reply) return false;
+    const deferred = this.asyncPending.get(reply.callId)!;
     this.asyncPending.delete(reply.callId);
     const json = this.settleReply(reply);
     const { context } = this.instance;
-    const id = context.newNumber(reply.callId);
     const text = context.newString(json);
-    this.callHook('settle', id, text).dispose();
-    id.dispose();
+    const envelope = this.callHook('parse', text);
     text.dispose();
+    deferred.resolve(envelope);
+    envelope.dispose();
+    deferred.dispose();
     return true;
   }
 
@@ -278,9 +309,15 @@ export class JobRun {
     const { context } = this.instance;
     try {
       this.bindHost();
-      const globals = context.newString(this.job.globalsJson);
-      this.callHook('setGlobals', globals).dispose();
-      globals.dispose();
+      for (const [name, value] of Object.entries(
+        JSON.parse(this.job.globalsJson) as Record<string, unknown>,
+      )) {
+        const key = context.newString(name);
+        const json = context.newString(JSON.stringify(value));
+        this.callHook('setGlobal', key, json).dispose();
+        key.dispose();
+        json.dispose();
+      }
       // With the async flag, a synchronous failure is a compile error; runtime errors reject.
       const evaluated = context.evalCode(
         this.job.code,
