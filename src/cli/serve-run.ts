@@ -50,6 +50,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     process.exitCode = EXIT_FAILED;
     return;
   }
+  await runtime.start();
   const base = `http://${config.listen}`;
   say(`codemux ${VERSION} listening on ${base}`);
   say(
@@ -71,7 +72,6 @@ export async function runServe(flags: ServeFlags): Promise<void> {
       `    ${name.padEnd(20)} ${state}${state === 'ready' ? ` (${status?.tools ?? 0} tools)` : `: ${status?.last_error ?? ''}`}`,
     );
   });
-  await runtime.start();
   const stopWatching = watchConfig(
     file,
     async (next) => {

@@ -60,12 +60,16 @@ export interface ServerSummary {
   tools: ReadonlyArray<{ name: string; description?: string }>;
 }
 
-/** Longest one-line tool description kept in the tool's description. */
-const TOOL_LINE_CHARS = 80;
+/** Longest tool summary kept in the description (the model can read more by calling the tool). */
+const TOOL_LINE_CHARS = 60;
 
-function firstLine(text: string | undefined): string {
+/** A tool description's first sentence, cut to TOOL_LINE_CHARS. */
+function summary(text: string | undefined): string {
   const line = (text ?? '').split('\n')[0]!.trim();
-  return line.length > TOOL_LINE_CHARS ? `${line.slice(0, TOOL_LINE_CHARS - 1)}…` : line;
+  const sentence = line.split(/(?<=[.!?])\s/)[0]!.replace(/[.!?]$/, '');
+  return sentence.length > TOOL_LINE_CHARS
+    ? `${sentence.slice(0, TOOL_LINE_CHARS - 1)}…`
+    : sentence;
 }
 
 const GUIDE = [
@@ -80,7 +84,7 @@ export function describeCodeExecution(servers: readonly ServerSummary[]): string
   const lines = servers.map((s) => {
     if (s.tools.length === 0) return `- ${s.name} (not connected yet)`;
     const tools = s.tools.map((t) => {
-      const line = firstLine(t.description);
+      const line = summary(t.description);
       return line ? `${t.name}: ${line}` : t.name;
     });
     return `- ${s.name}: ${tools.join('; ')}`;
