@@ -108,8 +108,8 @@ describe('codemux code exec', () => {
   });
 
   it.each([
-    [['--code', '1', '--file', 'x.js'], /exactly one of --code or --file/],
-    [[], /exactly one of --code or --file/],
+    [['--code', '1', '--file', 'x.js'], /exactly one of --code, --file or --script/],
+    [[], /exactly one of --code, --file or --script/],
     [['--code', '1', '--input', '{bad'], /--input is not valid JSON/],
     [['--code', '1', '--timeout', 'soon'], /--timeout must be an integer/],
     [['--code', '1', '--timeout', '0'], /options.timeout_ms must be an integer from 1 to 600000/],

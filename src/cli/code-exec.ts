@@ -14,6 +14,7 @@ import { printJson, printUsageError } from './output.ts';
 interface ExecFlags {
   code?: string;
   file?: string;
+  script?: string;
   input: string;
   inputFile?: string;
   language?: string;
@@ -54,12 +55,12 @@ function readFile(file: string, flag: string): string {
 
 /** Turns flags into code_execution arguments; throws UsageError for anything malformed. */
 function toArguments(flags: ExecFlags): Record<string, unknown> {
-  const sources = [flags.code !== undefined, flags.file !== undefined].filter(Boolean).length;
-  if (sources !== 1) throw new UsageError('give exactly one of --code or --file');
+  const sources = [flags.code, flags.file, flags.script].filter((f) => f !== undefined).length;
+  if (sources !== 1) throw new UsageError('give exactly one of --code, --file or --script');
   if (flags.input !== '{}' && flags.inputFile !== undefined) {
     throw new UsageError('give at most one of --input and --input-file');
   }
-  const code = flags.code ?? readFile(flags.file!, '--file');
+  // --language is forwarded only when set, so its default never contradicts a stored .ts script.
   const language = flags.language ?? (flags.file?.endsWith('.ts') ? 'typescript' : undefined);
   const options: Record<string, unknown> = {};
   const timeout = integerFlag('timeout', flags.timeout);
@@ -72,7 +73,12 @@ function toArguments(flags: ExecFlags): Record<string, unknown> {
       .map((s) => s.trim())
       .filter(Boolean);
   }
-  return { code, ...(language ? { language } : {}), input: readInput(flags), options };
+  // --script sends only the name: the handler that runs it is the only thing that resolves it.
+  const source =
+    flags.script !== undefined
+      ? { script: flags.script }
+      : { code: flags.code ?? readFile(flags.file!, '--file') };
+  return { ...source, ...(language ? { language } : {}), input: readInput(flags), options };
 }
 
 async function run(flags: ExecFlags): Promise<number> {
@@ -125,6 +131,10 @@ export function registerCodeExec(code: Command): void {
     .description('Execute JavaScript or TypeScript once against the configured upstream servers')
     .option('--code <source>', 'inline JavaScript/TypeScript code to execute')
     .option('--file <path>', 'path to a local JavaScript/TypeScript file (.ts means TypeScript)')
+    .option(
+      '--script <name>',
+      'name of a stored script in scripts/ next to the config, resolved where it runs',
+    )
     .option('--input <json>', 'input data as a JSON object', '{}')
     .option('--input-file <path>', 'path to a JSON file containing input data')
     .option('--language <language>', 'javascript or typescript (default: javascript)')

@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerCodeExec } from './code-exec.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
+import { registerScriptsList } from './scripts-list.ts';
 import { registerServe } from './serve.ts';
 import { registerServersList } from './servers-list.ts';
 import { registerStdio } from './stdio.ts';
@@ -15,6 +16,7 @@ const program = new Command('codemux')
 
 const code = program.command('code').description('Run code against the upstream servers');
 registerCodeExec(code);
+registerScriptsList(code);
 registerServe(program);
 registerStdio(program);
 registerServersList(program);

@@ -4,7 +4,8 @@
  */
 import { MAX_LOG_LINE_BYTES, MAX_LOG_LINES } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
-import { prepareSource, type SandboxExecutor } from '../sandbox/index.ts';
+import { type Language, prepareSource, type SandboxExecutor } from '../sandbox/index.ts';
+import { resolveScript, scriptsDir } from '../scripts/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { CallGate } from './call-gate.ts';
@@ -69,19 +70,24 @@ export class ExecutionService {
     const checked = validateRequest(args);
     if (!checked.ok) return refusal(checked.error, started);
     const request = checked.value;
+    let code: string;
+    let language: Language;
     if (request.source.kind === 'script') {
-      return refusal(
-        {
-          code: 'INVALID_REQUEST',
-          message:
-            'stored scripts ("script") are not supported by this version of codemux yet; send the source as "code"',
-        },
-        started,
-      );
+      const script = resolveScript(request.source.name, {
+        dir: scriptsDir(config),
+        admin: caller.kind === 'admin',
+        language: request.language,
+      });
+      if (!script.ok) return refusal({ code: script.code, message: script.message }, started);
+      code = script.source;
+      language = script.language;
+    } else {
+      code = request.source.code;
+      language = request.language ?? 'javascript';
     }
-    const language = request.language ?? 'javascript';
+    // The same name for inline and stored sources: results are byte-identical.
     const filename = language === 'typescript' ? 'code.ts' : 'code.js';
-    const prepared = await prepareSource(request.source.code, language);
+    const prepared = await prepareSource(code, language);
     if (!prepared.ok) {
       return refusal(
         {

@@ -1,6 +1,7 @@
 /** @module REST under /api/v1: code execution and server status, behind the API key. */
 import { Hono } from 'hono';
 import type { Caller, Runtime } from '../execution/index.ts';
+import { listScripts, scriptsDir } from '../scripts/index.ts';
 import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
 import { statusFor } from './status.ts';
 import type { GatewayEnv } from './types.ts';
@@ -44,6 +45,20 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
     }
     const result = await runtime.service.execute(body, c.get('caller'));
     return c.json({ ...result.envelope, request_id: requestId }, statusFor(result.envelope));
+  });
+
+  api.get('/code/scripts', (c) => {
+    if (c.get('caller').kind !== 'admin') {
+      return c.json(
+        {
+          success: false,
+          error:
+            'Agent tokens cannot list stored scripts (the stored-script listing is available to administrators only)',
+        },
+        403,
+      );
+    }
+    return c.json({ success: true, data: listScripts(scriptsDir(runtime.config())) });
   });
 
   api.get('/servers', (c) => {

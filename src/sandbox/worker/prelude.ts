@@ -22,7 +22,7 @@ function compact(source: string): string {
     .join('\n');
 }
 
-export const PRELUDE_SOURCE = compact(String.raw`(function () {
+export const PRELUDE_SOURCE = compact(`(function () {
 'use strict';
 var G = globalThis, host = G.${HOST_GLOBAL};
 delete G.${HOST_GLOBAL};

@@ -1,0 +1,75 @@
+/** @module `codemux code scripts list`: the stored scripts, from the daemon when one runs, else from the directory. */
+import type { Command } from 'commander';
+import { stringify as toYaml } from 'yaml';
+import { configPath, loadConfig } from '../config/index.ts';
+import { ConfigError } from '../errors/index.ts';
+import { listScripts, type ScriptListing, scriptsDir } from '../scripts/index.ts';
+import { daemonRequest, findDaemon } from './daemon-client.ts';
+import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
+import { printJson } from './output.ts';
+
+interface ListFlags {
+  config?: string;
+  output?: string;
+}
+
+function renderText(listing: ScriptListing): string {
+  const lines = [`Stored scripts in ${listing.dir} (${listing.scripts.length}):`];
+  for (const s of listing.scripts) {
+    const status = s.status === 'invalid' ? `invalid: ${s.reason}` : s.status;
+    lines.push(`  ${s.name.padEnd(32)} ${status.padEnd(20)} ${s.paths.join(', ')}`);
+  }
+  lines.push('', 'Run one with: codemux code exec --script <name>');
+  return `${lines.join('\n')}\n`;
+}
+
+async function run(flags: ListFlags): Promise<void> {
+  if (flags.output !== undefined && !['json', 'yaml', 'text'].includes(flags.output)) {
+    process.stderr.write(`codemux: -o must be json, yaml or text (got "${flags.output}")\n`);
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig(configPath(flags.config), { mustExist: flags.config !== undefined });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`codemux: ${error.message}\n`);
+    process.exitCode = EXIT_USAGE;
+    return;
+  }
+  // The process that resolves scripts describes them, so the listing never disagrees with what runs.
+  const daemon = await findDaemon(config);
+  let listing: ScriptListing;
+  if (daemon) {
+    const { status, body } = await daemonRequest(daemon, 'GET', '/api/v1/code/scripts', {
+      timeoutMs: 10_000,
+    });
+    if (status !== 200) {
+      process.stderr.write(
+        `codemux: the daemon refused the listing: ${JSON.stringify(body.error)}\n`,
+      );
+      process.exitCode = EXIT_FAILED;
+      return;
+    }
+    listing = body.data as ScriptListing;
+  } else {
+    listing = listScripts(scriptsDir(config));
+  }
+  if (flags.output === 'json') await printJson(listing);
+  else if (flags.output === 'yaml') process.stdout.write(toYaml(listing));
+  else process.stdout.write(renderText(listing));
+}
+
+export function registerScriptsList(code: Command): void {
+  code
+    .command('scripts')
+    .description(
+      'Stored scripts (files in scripts/ next to the config; there is no command that writes one)',
+    )
+    .command('list')
+    .description('List the stored scripts code_execution can run')
+    .option('--config <path>', 'MCP configuration file (its directory holds scripts/)')
+    .option('-o, --output <format>', 'text (default), json or yaml')
+    .action(run);
+}
