@@ -224,7 +224,7 @@ describe('resolveScript', () => {
       code: 'SCRIPT_UNUSABLE',
       message: expect.stringContaining('is unreadable (EACCES'),
     });
-    expect(b.message).toBe('Cannot execute stored script: stored script "locked" is unreadable');
+    expect(b!.message).toBe('Cannot execute stored script: stored script "locked" is unreadable');
   });
 
   it('sees an atomic replace on the next call (no cache)', () => {
