@@ -1,11 +1,10 @@
 /** @module `codemux code scripts list`: the stored scripts, from the daemon when one runs, else from the directory. */
 import type { Command } from 'commander';
 import { stringify as toYaml } from 'yaml';
-import { configPath, loadConfig } from '../config/index.ts';
-import { ConfigError } from '../errors/index.ts';
 import { listScripts, type ScriptListing, scriptsDir } from '../scripts/index.ts';
 import { daemonRequest, findDaemon } from './daemon-client.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
+import { loadConfigOrExit } from './load-config.ts';
 import { printJson } from './output.ts';
 
 interface ListFlags {
@@ -29,15 +28,8 @@ async function run(flags: ListFlags): Promise<void> {
     process.exitCode = EXIT_USAGE;
     return;
   }
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(configPath(flags.config), { mustExist: flags.config !== undefined });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`codemux: ${error.message}\n`);
-    process.exitCode = EXIT_USAGE;
-    return;
-  }
+  const config = loadConfigOrExit(flags);
+  if (!config) return;
   // The process that resolves scripts describes them, so the listing never disagrees with what runs.
   const daemon = await findDaemon(config);
   let listing: ScriptListing;

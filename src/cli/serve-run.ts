@@ -1,11 +1,11 @@
 /** @module Runs `codemux serve`: the gateway (MCP over HTTP, REST), with live upstreams and a watched config. */
-import { configPath, loadConfig, logLevelFrom, watchConfig } from '../config/index.ts';
-import { ConfigError } from '../errors/index.ts';
+import { logLevelFrom, watchConfig } from '../config/index.ts';
 import { createRuntime } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
 import { ensureAdminKey, openTokenStore } from '../store/index.ts';
 import { createLogger } from '../util/logger.ts';
-import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
+import { EXIT_FAILED } from './exit-codes.ts';
+import { loadConfigOrExit } from './load-config.ts';
 
 export interface ServeFlags {
   config?: string;
@@ -17,16 +17,9 @@ const say = (line = '') => process.stdout.write(`${line}\n`);
 
 /** Starts the gateway and serves until SIGINT/SIGTERM. */
 export async function runServe(flags: ServeFlags): Promise<void> {
-  const file = configPath(flags.config);
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(file, { mustExist: flags.config !== undefined, listen: flags.listen });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`codemux: ${error.message}\n`);
-    process.exitCode = EXIT_USAGE;
-    return;
-  }
+  const config = loadConfigOrExit(flags);
+  if (!config) return;
+  const file = config.path!;
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
   const key = ensureAdminKey(config);
   const tokens = openTokenStore(config.dataDir);

@@ -1,10 +1,8 @@
 /** @module `codemux servers list`: each upstream's state, from the daemon when one runs, else from the config. */
 import type { Command } from 'commander';
-import { configPath, loadConfig } from '../config/index.ts';
-import { ConfigError } from '../errors/index.ts';
 import type { ServerStatus } from '../upstream/index.ts';
 import { daemonRequest, findDaemon } from './daemon-client.ts';
-import { EXIT_USAGE } from './exit-codes.ts';
+import { loadConfigOrExit } from './load-config.ts';
 import { printJson } from './output.ts';
 import { renderTable } from './table.ts';
 
@@ -14,15 +12,8 @@ interface ListFlags {
 }
 
 async function run(flags: ListFlags): Promise<void> {
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(configPath(flags.config), { mustExist: flags.config !== undefined });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`codemux: ${error.message}\n`);
-    process.exitCode = EXIT_USAGE;
-    return;
-  }
+  const config = loadConfigOrExit(flags);
+  if (!config) return;
   const daemon = await findDaemon(config);
   let servers: ServerStatus[];
   let source: string;

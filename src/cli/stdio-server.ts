@@ -1,11 +1,10 @@
 /** @module Runs `codemux stdio`: the MCP server over stdin/stdout, logs on stderr only. */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { configPath, loadConfig, logLevelFrom } from '../config/index.ts';
-import { ConfigError } from '../errors/index.ts';
+import { logLevelFrom } from '../config/index.ts';
 import { createRuntime } from '../execution/index.ts';
 import { createMcpServer } from '../mcp/index.ts';
 import { createLogger } from '../util/logger.ts';
-import { EXIT_USAGE } from './exit-codes.ts';
+import { loadConfigOrExit } from './load-config.ts';
 
 export interface StdioFlags {
   config?: string;
@@ -15,15 +14,8 @@ export interface StdioFlags {
 /** Serves MCP on stdio until stdin closes or a signal arrives. */
 export async function runStdio(flags: StdioFlags): Promise<void> {
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig(configPath(flags.config), { mustExist: flags.config !== undefined });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`codemux: ${error.message}\n`);
-    process.exitCode = EXIT_USAGE;
-    return;
-  }
+  const config = loadConfigOrExit(flags);
+  if (!config) return;
   const runtime = createRuntime(config, logger, { warmWorkers: 2, live: true });
   const server = createMcpServer(runtime);
   const transport = new StdioServerTransport();

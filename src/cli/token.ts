@@ -1,9 +1,10 @@
 /** @module `codemux token create|list|revoke`: agent tokens limited to some servers, stored hashed in data_dir. */
 import type { Command } from 'commander';
-import { configPath, loadConfig, type ResolvedConfig } from '../config/index.ts';
-import { CodemuxError, ConfigError } from '../errors/index.ts';
+import type { ResolvedConfig } from '../config/index.ts';
+import { CodemuxError } from '../errors/index.ts';
 import type { TokenStore } from '../store/index.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
+import { loadConfigOrExit } from './load-config.ts';
 import { printJson } from './output.ts';
 import { renderTable } from './table.ts';
 
@@ -17,15 +18,8 @@ async function withStore(
   flags: TokenFlags,
   body: (store: TokenStore, config: ResolvedConfig) => Promise<void>,
 ): Promise<void> {
-  let config: ResolvedConfig;
-  try {
-    config = loadConfig(configPath(flags.config), { mustExist: flags.config !== undefined });
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`codemux: ${error.message}\n`);
-    process.exitCode = EXIT_USAGE;
-    return;
-  }
+  const config = loadConfigOrExit(flags);
+  if (!config) return;
   // SQLite loads only for token commands.
   const { openTokenStore } = await import('../store/sqlite-token-store.ts');
   const store = openTokenStore(config.dataDir);

@@ -108,16 +108,29 @@ export class CallGate implements JobBridge {
     }
   }
 
+  /** Budget, then policy, for one call before dispatch: 'fatal', a refusal, or undefined to go. */
+  private judge(
+    request: CallRequest,
+  ): 'fatal' | { refusal: Refusal; overBudget: boolean } | undefined {
+    const budget = this.take();
+    if (budget === 'fatal') return 'fatal';
+    if (budget === 'refused') {
+      return {
+        refusal: { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage },
+        overBudget: true,
+      };
+    }
+    const refusal = this.policy(request.server);
+    return refusal ? { refusal, overBudget: false } : undefined;
+  }
+
   async call(requestJson: string, dialect: 'sync' | 'async'): Promise<BridgeReply> {
     const request = JSON.parse(requestJson) as CallRequest;
     const started = performance.now();
-    const budget = this.take();
-    if (budget === 'fatal') return this.fatal();
-    const refusal: Refusal | undefined =
-      budget === 'refused'
-        ? { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage }
-        : this.policy(request.server);
-    if (budget === 'refused') this.refusedOnce = true;
+    const verdict = this.judge(request);
+    if (verdict === 'fatal') return this.fatal();
+    if (verdict?.overBudget) this.refusedOnce = true;
+    const refusal = verdict?.refusal;
     if (refusal) {
       this.record(request, started, refusal.code);
       return {
@@ -152,16 +165,12 @@ export class CallGate implements JobBridge {
     // Every element is judged in input order before anything is dispatched.
     for (let i = 0; i < batch.requests.length; i++) {
       const request = batch.requests[i]!;
-      const budget = this.take();
-      if (budget === 'fatal') return this.fatal();
-      const refusal: Refusal | undefined =
-        budget === 'refused'
-          ? { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage }
-          : this.policy(request.server);
-      if (budget === 'refused') overBudget = true;
-      if (refusal) {
-        slots[i] = syncFailure(refusal.code, refusal.message);
-        this.record(request, started, refusal.code);
+      const verdict = this.judge(request);
+      if (verdict === 'fatal') return this.fatal();
+      if (verdict) {
+        overBudget ||= verdict.overBudget;
+        slots[i] = syncFailure(verdict.refusal.code, verdict.refusal.message);
+        this.record(request, started, verdict.refusal.code);
       } else {
         toSend.push(i);
       }
