@@ -206,19 +206,18 @@ describe('resolveScript', () => {
   it('reports an unreadable file (chmod 000) without the OS error for agents', () => {
     write('locked.js', '1');
     fs.chmodSync(path.join(dir, 'locked.js'), 0o000);
-    // Root reads anything: judge it as an unprivileged user would, in a child running as nobody.
+    // Root reads anything: judge it without the capabilities that override file permissions.
     const probe = `import('${path.resolve('src/scripts/resolve.ts')}').then((m) => {
       const a = m.resolveScript('locked', { dir: ${JSON.stringify(dir)}, admin: true });
       const b = m.resolveScript('locked', { dir: ${JSON.stringify(dir)}, admin: false });
       process.stdout.write(JSON.stringify([a, b]));
     })`;
-    fs.chmodSync(root, 0o755);
-    fs.chmodSync(dir, 0o755);
-    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', probe], {
-      ...asNobody,
-      cwd: process.cwd(),
-    });
+    const node = [process.execPath, '--import', 'tsx', '-e', probe];
+    const [command, ...args] =
+      process.getuid?.() === 0
+        ? ['setpriv', '--bounding-set=-dac_override,-dac_read_search', ...node]
+        : node;
+    const out = execFileSync(command!, args, { cwd: process.cwd() });
     const [a, b] = JSON.parse(out.toString()) as Array<{ code: string; message: string }>;
     expect(a).toMatchObject({
       code: 'SCRIPT_UNUSABLE',
