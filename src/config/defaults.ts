@@ -46,3 +46,11 @@ export const UPSTREAM_RETRY_AFTER_MS = 2_000;
 
 /** Server names, as DESIGN.md fixes them. */
 export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** catalog.tools.search: default and cap of `limit` (0 in the config means this default). */
+export const DEFAULT_SEARCH_MAX_RESULTS = 5;
+export const MAX_SEARCH_RESULTS = 100;
+
+/** code_execution's description lists every tool while it fits this many tokens (4 characters a token). */
+export const DEFAULT_DESCRIPTION_BUDGET_TOKENS = 1000;
+export const MAX_DESCRIPTION_BUDGET_TOKENS = 100_000;

@@ -4,12 +4,14 @@ import type { z } from 'zod';
 import { ConfigError } from '../errors/index.ts';
 import {
   DEFAULT_CODE_EXECUTION_TIMEOUT_MS,
+  DEFAULT_DESCRIPTION_BUDGET_TOKENS,
   DEFAULT_LISTEN,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_PARALLEL,
   DEFAULT_MAX_TOOL_CALLS,
   DEFAULT_MEMORY_LIMIT_MB,
   DEFAULT_POOL_SIZE,
+  DEFAULT_SEARCH_MAX_RESULTS,
 } from './defaults.ts';
 import { type UserServerConfig, userConfigSchema, userServerSchema } from './schema.ts';
 import type { ResolvedConfig, ServerConfig, UpstreamProtocol } from './types.ts';
@@ -154,6 +156,10 @@ export function resolveConfig(
       memoryLimitMb: user.code_execution_memory_limit_mb ?? DEFAULT_MEMORY_LIMIT_MB,
       maxOutputBytes: user.code_execution_max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     },
+    toolkits: user.toolkits ?? [],
+    searchMaxResults: user.search?.max_results || DEFAULT_SEARCH_MAX_RESULTS,
+    descriptionBudgetTokens:
+      user.tool_description_budget_tokens ?? DEFAULT_DESCRIPTION_BUDGET_TOKENS,
     servers: resolveServers(user.mcpServers, options.baseDir, source),
   };
 }

@@ -2,11 +2,13 @@
 import { z } from 'zod';
 import {
   MAX_CONCURRENT_REQUESTS_LIMIT,
+  MAX_DESCRIPTION_BUDGET_TOKENS,
   MAX_MAX_OUTPUT_BYTES,
   MAX_MAX_PARALLEL,
   MAX_MEMORY_LIMIT_MB,
   MAX_POOL_SIZE,
   MAX_QUEUE_SIZE,
+  MAX_SEARCH_RESULTS,
   MAX_TIMEOUT_MS,
   MIN_MAX_OUTPUT_BYTES,
   MIN_MAX_PARALLEL,
@@ -85,6 +87,29 @@ export const userConfigSchema = z.object({
   code_execution_max_parallel: intIn(MIN_MAX_PARALLEL, MAX_MAX_PARALLEL).optional(),
   code_execution_memory_limit_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
   code_execution_max_output_bytes: intIn(MIN_MAX_OUTPUT_BYTES, MAX_MAX_OUTPUT_BYTES).optional(),
+  toolkits: z
+    .array(
+      z.object({
+        name: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }),
+        description: z.string({ error: 'must be a string' }).default(''),
+        instructions: z.string({ error: 'must be a string' }).default(''),
+        tools: z.array(
+          z.string().regex(/^[^.]+\..+$/, { error: 'must be qualified names "server.tool"' }),
+          {
+            error: 'must be an array of "server.tool" names',
+          },
+        ),
+      }),
+      { error: 'must be an array of {name, description, instructions, tools}' },
+    )
+    .optional(),
+  search: z
+    .object(
+      { max_results: intIn(0, MAX_SEARCH_RESULTS).optional() },
+      { error: 'must be an object' },
+    )
+    .optional(),
+  tool_description_budget_tokens: intIn(0, MAX_DESCRIPTION_BUDGET_TOKENS).optional(),
   mcpServers: z
     .union([z.array(z.unknown()), z.record(z.string(), z.unknown())], {
       error: 'must be an array of servers or an object of servers keyed by name',

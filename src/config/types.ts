@@ -34,6 +34,13 @@ export interface CodeExecutionConfig {
   maxOutputBytes: number;
 }
 
+export interface ToolkitConfig {
+  name: string;
+  description: string;
+  instructions: string;
+  tools: string[];
+}
+
 export interface ResolvedConfig {
   /** Absolute path of the config file, or undefined for a config built in memory. */
   path?: string;
@@ -47,5 +54,8 @@ export interface ResolvedConfig {
   dataDir: string;
   apiKey?: string;
   codeExecution: CodeExecutionConfig;
+  toolkits: ToolkitConfig[];
+  searchMaxResults: number;
+  descriptionBudgetTokens: number;
   servers: ServerConfig[];
 }

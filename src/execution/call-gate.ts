@@ -3,10 +3,12 @@
  * allowed servers and quarantine, checked in input order before dispatch; parallel
  * batches; cancellation of everything in flight when the execution ends.
  */
+import type { Catalog } from '../catalog/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type {
   BatchRequest,
   BridgeReply,
+  CallDialect,
   CallRequest,
   JobBridge,
   LogLevel,
@@ -14,10 +16,12 @@ import type {
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { asyncEnvelope, asyncFailure, syncEnvelope, syncFailure } from './envelopes.ts';
+import { inputProblem } from './input-validator.ts';
 import type { ToolCallRecord } from './types.ts';
 
 export interface GateOptions {
   registry: UpstreamRegistry;
+  catalog: Catalog;
   config: ResolvedConfig;
   maxToolCalls: number;
   /** The servers this execution may call (allowed_servers intersected with the caller's scope); undefined = all. */
@@ -124,7 +128,22 @@ export class CallGate implements JobBridge {
     return refusal ? { refusal, overBudget: false } : undefined;
   }
 
-  async call(requestJson: string, dialect: 'sync' | 'async'): Promise<BridgeReply> {
+  /** catalog.*: only what this execution may call is counted, listed, searched or described. */
+  private catalogCall(requestJson: string): BridgeReply {
+    const { op, params } = JSON.parse(requestJson) as { op: string; params: unknown };
+    return {
+      envelope: this.options.catalog.run(op, params, (ns) => this.policy(ns) === undefined),
+    };
+  }
+
+  /** The async dialect checks arguments against the tool's input schema before dispatch. */
+  private schemaProblem(request: CallRequest): string | undefined {
+    const tool = this.options.registry.tools(request.server).find((t) => t.name === request.tool);
+    return tool ? inputProblem(tool.inputSchema, request.args) : undefined;
+  }
+
+  async call(requestJson: string, dialect: CallDialect): Promise<BridgeReply> {
+    if (dialect === 'catalog') return this.catalogCall(requestJson);
     const request = JSON.parse(requestJson) as CallRequest;
     const started = performance.now();
     const verdict = this.judge(request);
@@ -144,6 +163,20 @@ export class CallGate implements JobBridge {
       const envelope = syncEnvelope(await this.dispatch(request));
       this.record(request, started, envelope.ok ? undefined : envelope.error.code);
       return { envelope };
+    }
+    const problem = this.schemaProblem(request);
+    if (problem) {
+      this.record(request, started, 'invalid_input');
+      return {
+        envelope: {
+          ok: false,
+          error: {
+            code: 'invalid_input',
+            message: `${request.server}.${request.tool}: ${problem}`,
+            retryable: false,
+          },
+        },
+      };
     }
     const release = await this.asyncSlots.acquire();
     try {

@@ -1,4 +1,5 @@
 /** @module Wires one running codemux: config -> upstream registry + sandbox pool -> execution service. */
+import { Catalog, type ToolEntry } from '../catalog/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { SandboxPool } from '../sandbox/index.ts';
 import { UpstreamRegistry } from '../upstream/index.ts';
@@ -10,11 +11,31 @@ export interface Runtime {
   /** Applies a reloaded config: servers and code_execution settings (not pool_size). */
   applyConfig(next: ResolvedConfig): Promise<void>;
   registry: UpstreamRegistry;
+  catalog: Catalog;
   service: ExecutionService;
   /** Starts the warm sandbox workers; in live mode also connects every server (not awaited). */
   start(): Promise<void>;
   /** Stops workers and upstream children; idempotent. */
   stop(): Promise<void>;
+}
+
+/** Tools of every server that is neither disabled nor quarantined, as catalog entries. */
+function catalogEntries(registry: UpstreamRegistry): ToolEntry[] {
+  const entries: ToolEntry[] = [];
+  for (const server of registry.status()) {
+    if (server.state === 'disabled' || server.state === 'quarantined') continue;
+    for (const tool of registry.tools(server.name)) {
+      entries.push({
+        namespace: server.name,
+        name: tool.name,
+        qualifiedName: `${server.name}.${tool.name}`,
+        description: tool.description ?? '',
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+      });
+    }
+  }
+  return entries;
 }
 
 export interface RuntimeOptions {
@@ -36,11 +57,24 @@ export function createRuntime(
     memoryLimitBytes: config.codeExecution.memoryLimitMb * 1_048_576,
   });
   const current = () => config;
-  const service = new ExecutionService({ config: current, registry, executor: pool, logger });
+  const catalog = new Catalog({
+    entries: () => catalogEntries(registry),
+    toolkits: () => config.toolkits,
+    version: () => registry.version,
+    maxSearchResults: () => config.searchMaxResults,
+  });
+  const service = new ExecutionService({
+    config: current,
+    registry,
+    catalog,
+    executor: pool,
+    logger,
+  });
   let stopping: Promise<void> | undefined;
   return {
     config: current,
     registry,
+    catalog,
     service,
     start: async () => {
       if (options.live) registry.start();

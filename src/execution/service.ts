@@ -2,6 +2,8 @@
  * @module The execution service every surface goes through: feature switch, request
  * validation, source preparation, policy, limits, the sandbox run, and the result.
  */
+
+import type { Catalog } from '../catalog/index.ts';
 import { MAX_LOG_LINE_BYTES, MAX_LOG_LINES } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { type Language, prepareSource, type SandboxExecutor } from '../sandbox/index.ts';
@@ -23,6 +25,7 @@ export interface ExecutionServiceDeps {
   /** The current config (a function, so a reloaded config applies to the next execution). */
   config: () => ResolvedConfig;
   registry: UpstreamRegistry;
+  catalog: Catalog;
   executor: SandboxExecutor;
   logger: Logger;
 }
@@ -103,6 +106,7 @@ export class ExecutionService {
     const deadlineMs = Date.now() + timeoutMs;
     const gate = new CallGate({
       registry: this.deps.registry,
+      catalog: this.deps.catalog,
       config,
       maxToolCalls: request.options.maxToolCalls ?? settings.maxToolCalls,
       allowedServers: reachableServers(request.options.allowedServers, caller),

@@ -76,12 +76,31 @@ const GUIDE = [
   "Run JavaScript/TypeScript that calls upstream MCP tools in one request; only the program's value returns.",
   'Sandbox: `input`; `call_tool(server, tool, args)` sync -> {ok, result} | {ok:false, error:{code, message}}; `call_tools([{server, tool, args}], {max_parallel})` parallel, one envelope each, in order; `await tools.<server>.<tool>(args)` -> {ok, data} | {ok:false, error}; `console.log` -> logs.',
   'Value: last statement or top-level `return`; top-level `await` works; must be JSON. No require/import/fetch/timers/fs.',
+  'Discover: `await catalog.tools.search({query})`, `catalog.tools.describe({namespace, name})` (schemas + TypeScript), `catalog.namespaces.list()`, `catalog.toolkits.list()`.',
 ].join('\n');
 
-/** The description: what the model needs to write a program, and what it can call, in few tokens. */
-export function describeCodeExecution(servers: readonly ServerSummary[]): string {
+/** About 4 characters a token: the budget's unit. */
+export const CHARS_PER_TOKEN = 4;
+
+/**
+ * The description: what the model needs to write a program, and what it can call. Every
+ * tool is listed while that fits `budgetTokens`; past it, the servers with tool counts and
+ * a pointer to catalog search (progressive disclosure).
+ */
+export function describeCodeExecution(
+  servers: readonly ServerSummary[],
+  budgetTokens = Number.POSITIVE_INFINITY,
+): string {
   if (servers.length === 0) return `${GUIDE}\nNo upstream servers are configured.`;
-  const lines = servers.map((s) => {
+  const full = `${GUIDE}\nServers and tools:\n${toolLines(servers).join('\n')}`;
+  if (full.length / CHARS_PER_TOKEN <= budgetTokens) return full;
+  const total = servers.reduce((n, s) => n + s.tools.length, 0);
+  const counts = servers.map((s) => `${s.name} (${s.tools.length})`).join(', ');
+  return `${GUIDE}\n${total} tools on ${servers.length} servers: ${counts}. Find the ones you need with catalog.tools.search, then catalog.tools.describe before calling.`;
+}
+
+function toolLines(servers: readonly ServerSummary[]): string[] {
+  return servers.map((s) => {
     if (s.tools.length === 0) return `- ${s.name} (not connected yet)`;
     const tools = s.tools.map((t) => {
       const line = summary(t.description);
@@ -89,14 +108,13 @@ export function describeCodeExecution(servers: readonly ServerSummary[]): string
     });
     return `- ${s.name}: ${tools.join('; ')}`;
   });
-  return `${GUIDE}\nServers and tools:\n${lines.join('\n')}`;
 }
 
 /** The code_execution tool as listed by tools/list. */
-export function codeExecutionTool(servers: readonly ServerSummary[]): Tool {
+export function codeExecutionTool(servers: readonly ServerSummary[], budgetTokens?: number): Tool {
   return {
     name: CODE_EXECUTION_TOOL,
-    description: describeCodeExecution(servers),
+    description: describeCodeExecution(servers, budgetTokens),
     inputSchema: CODE_EXECUTION_INPUT_SCHEMA as unknown as Tool['inputSchema'],
   };
 }

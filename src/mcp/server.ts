@@ -39,7 +39,7 @@ export function createMcpServer(runtime: Runtime): Server {
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
     const config = runtime.config();
     const tool = config.codeExecution.enabled
-      ? codeExecutionTool(visibleServers(runtime, callerOf(extra)))
+      ? codeExecutionTool(visibleServers(runtime, callerOf(extra)), config.descriptionBudgetTokens)
       : disabledCodeExecutionTool(config.path);
     return { tools: [tool] };
   });

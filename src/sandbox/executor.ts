@@ -1,5 +1,5 @@
 /** @module The sandbox contract: run a program, answer its host calls, never throw. */
-import type { JobOutcome, JobSpec, LogLevel } from './protocol.ts';
+import type { CallDialect, JobOutcome, JobSpec, LogLevel } from './protocol.ts';
 
 /** What the host answers to one guest call: the envelope it sees, or an end to the run. */
 export type BridgeReply =
@@ -8,7 +8,7 @@ export type BridgeReply =
 
 /** The host side of one execution's calls, supplied by the execution service. */
 export interface JobBridge {
-  call(requestJson: string, dialect: 'sync' | 'async'): Promise<BridgeReply>;
+  call(requestJson: string, dialect: CallDialect): Promise<BridgeReply>;
   batch(batchJson: string): Promise<BridgeReply>;
   log(level: LogLevel, line: string): void;
 }

@@ -3,6 +3,7 @@ export type { BridgeReply, JobBridge, SandboxExecutor } from './executor.ts';
 export { SandboxPool } from './pool.ts';
 export type {
   BatchRequest,
+  CallDialect,
   CallRequest,
   GuestError,
   JobOutcome,

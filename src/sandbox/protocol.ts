@@ -76,9 +76,12 @@ export interface BatchRequest {
   max_parallel?: number;
 }
 
+/** sync: call_tool; async: tools.*; catalog: catalog.* (requestJson is `{op, params}`). */
+export type CallDialect = 'sync' | 'async' | 'catalog';
+
 /** Worker -> host, on the call port. */
 export type CallMessage =
-  | { type: 'call'; execId: number; callId: number; dialect: 'sync' | 'async'; requestJson: string }
+  | { type: 'call'; execId: number; callId: number; dialect: CallDialect; requestJson: string }
   | { type: 'batch'; execId: number; callId: number; batchJson: string }
   | { type: 'log'; execId: number; level: LogLevel; line: string }
   /** On the call port too, so it can never overtake the execution's log lines. */

@@ -53,6 +53,7 @@ export class UpstreamRegistry extends EventEmitter {
   private readonly live: boolean;
   private readonly factory: ConnectionFactory;
   private running = false;
+  private toolsVersion = 0;
 
   constructor(
     servers: readonly ServerConfig[],
@@ -63,6 +64,12 @@ export class UpstreamRegistry extends EventEmitter {
     this.live = options.live ?? false;
     this.factory = options.factory ?? sdkFactory;
     for (const config of servers) this.add(config);
+    this.on('tools', () => this.toolsVersion++);
+  }
+
+  /** Changes whenever any server's tool list (or the server set) changes. */
+  get version(): number {
+    return this.toolsVersion;
   }
 
   private add(config: ServerConfig): Entry {

@@ -28,7 +28,7 @@ export interface HostHooks {
   call(json: string): string;
   batch(json: string): string;
   /** Starts an async call; returns the guest promise that settles with its envelope. */
-  callAsync(json: string): QuickJSHandle;
+  callAsync(json: string, dialect: 'async' | 'catalog'): QuickJSHandle;
   log(level: string, line: string): void;
 }
 
@@ -55,8 +55,11 @@ function installHostFunctions(instance: Instance): void {
     batch: context.newFunction('batch', (json) =>
       context.newString(instance.host.batch(context.getString(json))),
     ),
-    callAsync: context.newFunction('callAsync', (json) =>
-      instance.host.callAsync(context.getString(json)),
+    callAsync: context.newFunction('callAsync', (json, dialect) =>
+      instance.host.callAsync(
+        context.getString(json),
+        context.getString(dialect) === 'catalog' ? 'catalog' : 'async',
+      ),
     ),
     log: context.newFunction('log', (level, line) => {
       instance.host.log(context.getString(level), context.getString(line));

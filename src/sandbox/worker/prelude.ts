@@ -85,7 +85,7 @@ return function (args) {
 if (args === undefined) args = {};
 if (!isObj(args)) return failed('invalid_input', q + ': arguments must be an object');
 var json = encode(q, { server: server, tool: tool, args: args });
-return json[0] ? host.callAsync(json[1]) : failed('invalid_input', json[1]);
+return json[0] ? host.callAsync(json[1], 'async') : failed('invalid_input', json[1]);
 };
 }
 function qualified(name) {
@@ -107,6 +107,17 @@ var tools = new Proxy({}, locked(function (key) {
 if (call.call(indexOf, key, '.') >= 0) return qualified(key);
 return new Proxy({}, locked(function (tool) { return toolFunction(key, tool); }));
 }));
+function catalogOp(op) {
+return function (params) {
+var json = encode('catalog.' + op, { op: op, params: params === undefined ? {} : params });
+return json[0] ? host.callAsync(json[1], 'catalog') : failed('invalid_input', json[1]);
+};
+}
+var catalog = freeze({
+namespaces: freeze({ list: catalogOp('namespaces.list') }),
+tools: freeze({ search: catalogOp('tools.search'), list: catalogOp('tools.list'), describe: catalogOp('tools.describe') }),
+toolkits: freeze({ list: catalogOp('toolkits.list'), get: catalogOp('toolkits.get') })
+});
 function format(a) {
 if (typeof a === 'string') return a;
 if (a instanceof ErrorCtor) return a.name + ': ' + a.message;
@@ -124,6 +135,7 @@ function define(name, value) { Object.defineProperty(G, name, { value: value, wr
 define('call_tool', call_tool);
 define('call_tools', call_tools);
 define('tools', tools);
+define('catalog', catalog);
 define('console', freeze({ log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug') }));
 // The fast serializer: JSON.stringify with a replacer that gives up on anything JSON would change.
 function plain(key, value) {

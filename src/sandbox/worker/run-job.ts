@@ -100,10 +100,10 @@ export class JobRun {
         link.post({ type: 'batch', execId, callId, batchJson });
         return this.waitSync(callId);
       },
-      callAsync: (requestJson) => {
+      callAsync: (requestJson, dialect) => {
         this.checkAlive();
         const callId = link.newCallId();
-        link.post({ type: 'call', execId, callId, dialect: 'async', requestJson });
+        link.post({ type: 'call', execId, callId, dialect, requestJson });
         const deferred = this.instance.context.newPromise();
         this.asyncPending.set(callId, deferred);
         return deferred.handle;

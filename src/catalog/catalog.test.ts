@@ -1,0 +1,163 @@
+import { describe, expect, it } from 'vitest';
+import { Catalog } from './catalog.ts';
+import type { ToolEntry } from './types.ts';
+
+const tool = (
+  namespace: string,
+  name: string,
+  description: string,
+  params: string[] = [],
+): ToolEntry => ({
+  namespace,
+  name,
+  qualifiedName: `${namespace}.${name}`,
+  description,
+  inputSchema: {
+    type: 'object',
+    properties: Object.fromEntries(params.map((p) => [p, { type: 'string' }])),
+  },
+});
+
+const entries = [
+  tool('crm', 'find_customer', 'Find a customer by email', ['email']),
+  tool('support', 'recent_tickets', 'Recent support tickets of a customer', ['customer_id']),
+  tool('support', 'create_ticket', 'Open a new support ticket', ['title']),
+  tool('billing', 'current_plan', 'The billing plan a customer is on', ['customer_id']),
+];
+const catalog = new Catalog({
+  entries: () => entries,
+  toolkits: () => [
+    {
+      name: 'triage',
+      description: 'Support triage',
+      instructions: 'Find the customer first.',
+      tools: ['crm.find_customer', 'support.create_ticket'],
+    },
+    { name: 'broken', description: 'Names a missing tool', instructions: '', tools: ['crm.nope'] },
+  ],
+  version: () => 1,
+  maxSearchResults: () => 5,
+});
+const all = () => true;
+
+describe('catalog', () => {
+  it('lists namespaces sorted, with tool counts, as a page', () => {
+    expect(catalog.run('namespaces.list', {}, all)).toEqual({
+      ok: true,
+      data: {
+        items: [
+          { namespace: 'billing', toolCount: 1 },
+          { namespace: 'crm', toolCount: 1 },
+          { namespace: 'support', toolCount: 2 },
+        ],
+        total: 3,
+        limit: 20,
+        offset: 0,
+        hasMore: false,
+      },
+    });
+    expect(catalog.run('namespaces.list', { limit: 1, offset: 1 }, all)).toMatchObject({
+      data: { items: [{ namespace: 'crm' }], hasMore: true, nextOffset: 2, limit: 1 },
+    });
+    expect(catalog.run('namespaces.list', { limit: 500 }, all)).toMatchObject({
+      data: { limit: 100 },
+    });
+  });
+
+  it('searches names, descriptions and parameter names, best first', () => {
+    const result = catalog.run('tools.search', { query: 'open a support ticket' }, all) as {
+      ok: true;
+      data: { items: Array<{ qualifiedName: string }> };
+    };
+    expect(result.data.items[0]!.qualifiedName).toBe('support.create_ticket');
+    const byParam = catalog.run('tools.search', { query: 'email' }, all) as {
+      ok: true;
+      data: { items: Array<{ qualifiedName: string }> };
+    };
+    expect(byParam.data.items[0]!.qualifiedName).toBe('crm.find_customer');
+    const scoped = catalog.run(
+      'tools.search',
+      { query: 'customer', namespace: 'billing' },
+      all,
+    ) as { ok: true; data: { items: unknown[] } };
+    expect(scoped.data.items).toEqual([
+      {
+        namespace: 'billing',
+        name: 'current_plan',
+        qualifiedName: 'billing.current_plan',
+        description: 'The billing plan a customer is on',
+      },
+    ]);
+  });
+
+  it('counts, lists, searches and describes only what the caller may use', () => {
+    const onlySupport = (ns: string) => ns === 'support';
+    expect(catalog.run('namespaces.list', {}, onlySupport)).toMatchObject({ data: { total: 1 } });
+    const search = catalog.run('tools.search', { query: 'customer' }, onlySupport) as {
+      ok: true;
+      data: { items: Array<{ namespace: string }> };
+    };
+    expect(search.data.items.every((i) => i.namespace === 'support')).toBe(true);
+    expect(
+      catalog.run('tools.describe', { namespace: 'crm', name: 'find_customer' }, onlySupport),
+    ).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(catalog.run('toolkits.list', {}, onlySupport)).toMatchObject({ data: { items: [] } });
+  });
+
+  it('describes a tool with schemas and a TypeScript signature', () => {
+    const result = catalog.run(
+      'tools.describe',
+      { namespace: 'crm', name: 'find_customer' },
+      all,
+    ) as { ok: true; data: Record<string, unknown> };
+    expect(result.data).toMatchObject({
+      namespace: 'crm',
+      name: 'find_customer',
+      qualifiedName: 'crm.find_customer',
+      outputSchema: null,
+    });
+    expect(result.data.typescript).toContain(
+      'declare function crm_find_customer(args: { email?: string })',
+    );
+  });
+
+  it('shows a toolkit only when every member exists and may be used', () => {
+    expect(catalog.run('toolkits.list', {}, all)).toMatchObject({
+      data: { items: [{ name: 'triage', description: 'Support triage', toolCount: 2 }], total: 1 },
+    });
+    const kit = catalog.run('toolkits.get', { name: 'triage' }, all) as {
+      ok: true;
+      data: { content: string };
+    };
+    expect(kit.data.content).toMatch(
+      /^Find the customer first\.\n\n## crm\.find_customer\nInvocation: await tools\["crm\.find_customer"\]\(args\)/,
+    );
+    expect(catalog.run('toolkits.get', { name: 'broken' }, all)).toMatchObject({
+      ok: false,
+      error: { code: 'not_found', retryable: false },
+    });
+  });
+
+  it.each([
+    ['tools.search', { query: '' }],
+    ['tools.search', { query: 'x', limit: 0 }],
+    ['tools.list', {}],
+    ['tools.describe', { namespace: 'crm' }],
+    ['namespaces.list', { offset: -1 }],
+    ['toolkits.get', {}],
+    ['tools.search', 'not an object'],
+  ])('refuses %s %j with invalid_input', (op, params) => {
+    expect(catalog.run(op, params, all)).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input', retryable: false },
+    });
+  });
+
+  it('clamps search limit to search.max_results', () => {
+    const many = catalog.run('tools.search', { query: 'customer ticket plan', limit: 50 }, all) as {
+      ok: true;
+      data: { items: unknown[] };
+    };
+    expect(many.data.items.length).toBeLessThanOrEqual(5);
+  });
+});

@@ -1,0 +1,201 @@
+/**
+ * @module The catalog operations of the code mode dialect (`catalog.*`), over the tools a
+ * caller may use: namespaces, search, list, describe (with a TypeScript signature),
+ * toolkits. Every operation answers an envelope; none throws.
+ */
+import { page, pageParams } from './paging.ts';
+import { ToolIndex } from './tool-index.ts';
+import type { CatalogEnvelope, ToolEntry, Toolkit } from './types.ts';
+import { toolSignature } from './typescript.ts';
+
+/** What the catalog reads: the tools of every usable server, and the configured toolkits. */
+export interface CatalogSource {
+  /** Tools of servers that are neither disabled nor quarantined. */
+  entries(): readonly ToolEntry[];
+  toolkits(): readonly Toolkit[];
+  /** Changes whenever the tool set does (the index is rebuilt then). */
+  version(): number;
+  /** Default and cap of catalog.tools.search's limit. */
+  maxSearchResults(): number;
+}
+
+export type CatalogOp =
+  | 'namespaces.list'
+  | 'tools.search'
+  | 'tools.list'
+  | 'tools.describe'
+  | 'toolkits.list'
+  | 'toolkits.get';
+
+export const CATALOG_OPS: readonly CatalogOp[] = [
+  'namespaces.list',
+  'tools.search',
+  'tools.list',
+  'tools.describe',
+  'toolkits.list',
+  'toolkits.get',
+];
+
+const invalid = (message: string): CatalogEnvelope => ({
+  ok: false,
+  error: { code: 'invalid_input', message, retryable: false },
+});
+const notFound = (message: string): CatalogEnvelope => ({
+  ok: false,
+  error: { code: 'not_found', message, retryable: false },
+});
+const summary = (e: ToolEntry) => ({
+  namespace: e.namespace,
+  name: e.name,
+  qualifiedName: e.qualifiedName,
+  description: e.description,
+});
+
+function text(
+  params: Record<string, unknown>,
+  name: string,
+  required: boolean,
+): string | undefined | CatalogEnvelope {
+  const value = params[name];
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== 'string' || value.trim() === '')
+    return invalid(`${name} must be a non-empty string`);
+  return value;
+}
+
+const isEnvelope = (v: unknown): v is CatalogEnvelope =>
+  typeof v === 'object' && v !== null && 'ok' in v;
+
+export class Catalog {
+  private index: ToolIndex | undefined;
+  private indexVersion = -1;
+
+  constructor(private readonly source: CatalogSource) {}
+
+  private tools(): ToolIndex {
+    const version = this.source.version();
+    if (!this.index || version !== this.indexVersion) {
+      this.index = new ToolIndex(this.source.entries());
+      this.indexVersion = version;
+    }
+    return this.index;
+  }
+
+  /** Runs `op` for a caller who may use the servers `may` accepts. */
+  run(op: string, params: unknown, may: (namespace: string) => boolean): CatalogEnvelope {
+    if (params === undefined) params = {};
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) {
+      return invalid(`catalog.${op}: the argument must be an object`);
+    }
+    const p = params as Record<string, unknown>;
+    const visible = this.tools().entries.filter((e) => may(e.namespace));
+    switch (op) {
+      case 'namespaces.list': {
+        const paging = pageParams(p);
+        if (typeof paging === 'string') return invalid(paging);
+        const counts = new Map<string, number>();
+        for (const e of visible) counts.set(e.namespace, (counts.get(e.namespace) ?? 0) + 1);
+        const items = [...counts]
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([namespace, toolCount]) => ({ namespace, toolCount }));
+        return { ok: true, data: page(items, paging.limit, paging.offset) };
+      }
+      case 'tools.search': {
+        const query = text(p, 'query', true);
+        if (isEnvelope(query)) return query;
+        const namespace = text(p, 'namespace', false);
+        if (isEnvelope(namespace)) return namespace;
+        const max = this.source.maxSearchResults();
+        const paging = pageParams({ limit: p.limit }, { limit: max, max });
+        if (typeof paging === 'string') return invalid(paging);
+        const keep = (e: ToolEntry) =>
+          may(e.namespace) && (namespace === undefined || e.namespace === namespace);
+        return {
+          ok: true,
+          data: { items: this.tools().query(query!, keep, paging.limit).map(summary) },
+        };
+      }
+      case 'tools.list': {
+        const namespace = text(p, 'namespace', true);
+        if (isEnvelope(namespace)) return namespace;
+        const paging = pageParams(p);
+        if (typeof paging === 'string') return invalid(paging);
+        const items = visible
+          .filter((e) => e.namespace === namespace)
+          .sort((a, b) => a.name.localeCompare(b.name));
+        if (items.length === 0)
+          return notFound(`no namespace "${namespace}" with tools you may use`);
+        return { ok: true, data: page(items.map(summary), paging.limit, paging.offset) };
+      }
+      case 'tools.describe': {
+        const namespace = text(p, 'namespace', true);
+        if (isEnvelope(namespace)) return namespace;
+        const name = text(p, 'name', true);
+        if (isEnvelope(name)) return name;
+        const entry = visible.find((e) => e.namespace === namespace && e.name === name);
+        if (!entry) return notFound(`no tool "${namespace}.${name}" that you may use`);
+        return {
+          ok: true,
+          data: {
+            ...summary(entry),
+            inputSchema: entry.inputSchema,
+            outputSchema: entry.outputSchema ?? null,
+            typescript: toolSignature(entry),
+          },
+        };
+      }
+      case 'toolkits.list': {
+        const paging = pageParams(p);
+        if (typeof paging === 'string') return invalid(paging);
+        const items = this.visibleToolkits(visible).map((k) => ({
+          name: k.name,
+          description: k.description,
+          toolCount: k.tools.length,
+        }));
+        return { ok: true, data: page(items, paging.limit, paging.offset) };
+      }
+      case 'toolkits.get': {
+        const name = text(p, 'name', true);
+        if (isEnvelope(name)) return name;
+        const kit = this.visibleToolkits(visible).find((k) => k.name === name);
+        if (!kit) return notFound(`no toolkit "${name}" that you may use`);
+        return {
+          ok: true,
+          data: {
+            name: kit.name,
+            description: kit.description,
+            content: this.toolkitContent(kit, visible),
+          },
+        };
+      }
+      default:
+        return invalid(`unknown catalog operation "${op}"`);
+    }
+  }
+
+  /** Toolkits whose every member exists and is usable by the caller, sorted by name. */
+  private visibleToolkits(visible: readonly ToolEntry[]): Toolkit[] {
+    const names = new Set(visible.map((e) => e.qualifiedName));
+    return this.source
+      .toolkits()
+      .filter((k) => k.tools.every((t) => names.has(t)))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  private toolkitContent(kit: Toolkit, visible: readonly ToolEntry[]): string {
+    const parts = [kit.instructions.trim()];
+    for (const qualified of kit.tools) {
+      const e = visible.find((v) => v.qualifiedName === qualified)!;
+      parts.push(
+        [
+          `## ${e.qualifiedName}`,
+          `Invocation: await tools[${JSON.stringify(e.qualifiedName)}](args)`,
+          e.description,
+          `Input schema: ${JSON.stringify(e.inputSchema)}`,
+          `Output schema: ${e.outputSchema ? JSON.stringify(e.outputSchema) : 'none (data is the text content)'}`,
+        ].join('\n'),
+      );
+    }
+    return parts.filter(Boolean).join('\n\n');
+  }
+}

@@ -1,0 +1,37 @@
+/** @module The catalog's shapes: tool entries, pages, envelopes (Arion's catalog dialect). */
+
+export interface ToolEntry {
+  namespace: string;
+  name: string;
+  qualifiedName: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+  nextOffset?: number;
+}
+
+export type CatalogEnvelope =
+  | { ok: true; data: unknown }
+  | {
+      ok: false;
+      error: {
+        code: 'invalid_input' | 'not_found' | 'catalog_unavailable';
+        message: string;
+        retryable: boolean;
+      };
+    };
+
+export interface Toolkit {
+  name: string;
+  description: string;
+  instructions: string;
+  tools: string[];
+}
