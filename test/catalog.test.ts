@@ -172,7 +172,6 @@ describe('progressive disclosure in the code_execution description', () => {
         .map((s) => ({ ...s, tools: s.tools.slice(0, 1) })),
       1000,
     );
-    const everything = servers.filter((s) => s.name === 'everything' || s.name === 'fixture');
     const all = describeCodeExecution(servers, 1000);
     expect(small).toContain('- fixture: echo');
     expect(tokens(all)).toBeLessThanOrEqual(1000);

@@ -2,13 +2,15 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { logLevelFrom } from '../config/index.ts';
 import { createRuntime } from '../execution/index.ts';
-import { createMcpServer } from '../mcp/index.ts';
+import { createCodeModeServer, createMcpServer } from '../mcp/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { loadConfigOrExit } from './load-config.ts';
 
 export interface StdioFlags {
   config?: string;
   logLevel?: string;
+  /** Serve the code mode dialect: `execute` as the only tool. */
+  codemode?: boolean;
 }
 
 /** Serves MCP on stdio until stdin closes or a signal arrives. */
@@ -17,7 +19,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
   const runtime = createRuntime(config, logger, { warmWorkers: 2, live: true });
-  const server = createMcpServer(runtime);
+  const server = flags.codemode ? createCodeModeServer(runtime) : createMcpServer(runtime);
   const transport = new StdioServerTransport();
   let closing = false;
   const shutdown = async (why: string) => {

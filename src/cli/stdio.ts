@@ -11,6 +11,7 @@ export function registerStdio(program: Command): void {
       'MCP configuration file (default: $CODEMUX_CONFIG or ~/.codemux/mcp_config.json)',
     )
     .option('--log-level <level>', 'trace, debug, info, warn or error (logs go to stderr)')
+    .option('--codemode', 'serve the code mode dialect: `execute` is the only tool')
     .action(async (flags: StdioFlags) => {
       const { runStdio } = await import('./stdio-server.ts');
       await runStdio(flags);

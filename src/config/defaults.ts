@@ -54,3 +54,16 @@ export const MAX_SEARCH_RESULTS = 100;
 /** code_execution's description lists every tool while it fits this many tokens (4 characters a token). */
 export const DEFAULT_DESCRIPTION_BUDGET_TOKENS = 1000;
 export const MAX_DESCRIPTION_BUDGET_TOKENS = 100_000;
+
+/** The execute tool (code mode, Arion's dialect): its limits, set under `code_mode` (0 = default). */
+export const CODE_MODE_DEFAULTS = {
+  executionTimeoutMs: 30_000,
+  memoryLimitBytes: 64 * 1_048_576,
+  maxHostCalls: 100,
+  maxConcurrentExecutions: 32,
+  maxConcurrentToolCalls: 8,
+  maxOutputBytes: 1_048_576,
+} as const;
+/** Guest CPU per execute run, not counting waits on tool and catalog calls (fixed, as in Arion). */
+export const CODE_MODE_COMPUTE_MS = 5_000;
+export const MAX_CODE_MODE_MEMORY_BYTES = 2048 * 1_048_576;

@@ -3,6 +3,7 @@ export { configPath, loadConfig, logLevelFrom } from './load.ts';
 export { isLoopback, resolveConfig } from './resolve.ts';
 export type {
   CodeExecutionConfig,
+  CodeModeConfig,
   ResolvedConfig,
   ServerConfig,
   UpstreamProtocol,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../errors/index.ts';
 import {
+  CODE_MODE_DEFAULTS,
   DEFAULT_CODE_EXECUTION_TIMEOUT_MS,
   DEFAULT_DESCRIPTION_BUDGET_TOKENS,
   DEFAULT_LISTEN,
@@ -155,6 +156,17 @@ export function resolveConfig(
       maxParallel: user.code_execution_max_parallel ?? DEFAULT_MAX_PARALLEL,
       memoryLimitMb: user.code_execution_memory_limit_mb ?? DEFAULT_MEMORY_LIMIT_MB,
       maxOutputBytes: user.code_execution_max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    },
+    codeMode: {
+      executionTimeoutMs:
+        user.code_mode?.execution_timeout_ms || CODE_MODE_DEFAULTS.executionTimeoutMs,
+      memoryLimitBytes: user.code_mode?.memory_limit_bytes || CODE_MODE_DEFAULTS.memoryLimitBytes,
+      maxHostCalls: user.code_mode?.max_host_calls || CODE_MODE_DEFAULTS.maxHostCalls,
+      maxConcurrentExecutions:
+        user.code_mode?.max_concurrent_executions || CODE_MODE_DEFAULTS.maxConcurrentExecutions,
+      maxConcurrentToolCalls:
+        user.code_mode?.max_concurrent_tool_calls || CODE_MODE_DEFAULTS.maxConcurrentToolCalls,
+      maxOutputBytes: user.code_mode?.max_output_bytes || CODE_MODE_DEFAULTS.maxOutputBytes,
     },
     toolkits: user.toolkits ?? [],
     searchMaxResults: user.search?.max_results || DEFAULT_SEARCH_MAX_RESULTS,

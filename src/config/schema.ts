@@ -1,6 +1,7 @@
 /** @module The user config file's shape (all optional), validated with zod. */
 import { z } from 'zod';
 import {
+  MAX_CODE_MODE_MEMORY_BYTES,
   MAX_CONCURRENT_REQUESTS_LIMIT,
   MAX_DESCRIPTION_BUDGET_TOKENS,
   MAX_MAX_OUTPUT_BYTES,
@@ -110,6 +111,25 @@ export const userConfigSchema = z.object({
     )
     .optional(),
   tool_description_budget_tokens: intIn(0, MAX_DESCRIPTION_BUDGET_TOKENS).optional(),
+  code_mode: z
+    .object(
+      {
+        execution_timeout_ms: intIn(0, MAX_TIMEOUT_MS).optional(),
+        memory_limit_bytes: intIn(0, MAX_CODE_MODE_MEMORY_BYTES).optional(),
+        max_host_calls: intIn(0, 1_000_000).optional(),
+        max_concurrent_executions: intIn(0, 10_000).optional(),
+        max_concurrent_tool_calls: intIn(0, MAX_MAX_PARALLEL).optional(),
+        max_output_bytes: z
+          .number({ error: 'must be 0 (default) or an integer from 1024' })
+          .int({ error: 'must be 0 (default) or an integer from 1024' })
+          .refine((n) => n === 0 || (n >= MIN_MAX_OUTPUT_BYTES && n <= MAX_MAX_OUTPUT_BYTES), {
+            error: `must be 0 (default) or an integer from ${MIN_MAX_OUTPUT_BYTES} to ${MAX_MAX_OUTPUT_BYTES}`,
+          })
+          .optional(),
+      },
+      { error: 'must be an object' },
+    )
+    .optional(),
   mcpServers: z
     .union([z.array(z.unknown()), z.record(z.string(), z.unknown())], {
       error: 'must be an array of servers or an object of servers keyed by name',

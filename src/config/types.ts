@@ -34,6 +34,16 @@ export interface CodeExecutionConfig {
   maxOutputBytes: number;
 }
 
+/** The execute tool's limits (code mode). */
+export interface CodeModeConfig {
+  executionTimeoutMs: number;
+  memoryLimitBytes: number;
+  maxHostCalls: number;
+  maxConcurrentExecutions: number;
+  maxConcurrentToolCalls: number;
+  maxOutputBytes: number;
+}
+
 export interface ToolkitConfig {
   name: string;
   description: string;
@@ -54,6 +64,7 @@ export interface ResolvedConfig {
   dataDir: string;
   apiKey?: string;
   codeExecution: CodeExecutionConfig;
+  codeMode: CodeModeConfig;
   toolkits: ToolkitConfig[];
   searchMaxResults: number;
   descriptionBudgetTokens: number;

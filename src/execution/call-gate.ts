@@ -28,6 +28,10 @@ export interface GateOptions {
   allowedServers?: ReadonlySet<string>;
   deadlineMs: number;
   logger: Logger;
+  /** Awaited tools.* calls in flight at once (default: code_execution_max_parallel). */
+  maxConcurrentToolCalls?: number;
+  /** Largest single tools.* result (default: code_execution_max_output_bytes). */
+  maxOutputBytes?: number;
 }
 
 type Refusal = { code: string; message: string };
@@ -43,7 +47,7 @@ export class CallGate implements JobBridge {
 
   constructor(private readonly options: GateOptions) {
     this.asyncSlots = new ConcurrencyLimiter(
-      options.config.codeExecution.maxParallel,
+      options.maxConcurrentToolCalls ?? options.config.codeExecution.maxParallel,
       Number.MAX_SAFE_INTEGER,
     );
   }
@@ -181,7 +185,10 @@ export class CallGate implements JobBridge {
     const release = await this.asyncSlots.acquire();
     try {
       const outcome = await this.dispatch(request);
-      const envelope = asyncEnvelope(outcome, this.options.config.codeExecution.maxOutputBytes);
+      const envelope = asyncEnvelope(
+        outcome,
+        this.options.maxOutputBytes ?? this.options.config.codeExecution.maxOutputBytes,
+      );
       this.record(request, started, envelope.ok ? undefined : envelope.error.code);
       return { envelope };
     } finally {

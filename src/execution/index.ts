@@ -1,5 +1,12 @@
 /** @module The execution service and its result types. */
 
+export {
+  type Diagnostic,
+  type ExecuteOutcome,
+  ExecuteRefusal,
+  type ExecuteResult,
+  ExecuteService,
+} from './execute-service.ts';
 export { createRuntime, type Runtime } from './runtime.ts';
 export { ExecutionService, type ExecutionServiceDeps } from './service.ts';
 export {

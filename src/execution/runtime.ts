@@ -4,6 +4,7 @@ import type { ResolvedConfig } from '../config/index.ts';
 import { SandboxPool } from '../sandbox/index.ts';
 import { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { ExecuteService } from './execute-service.ts';
 import { ExecutionService } from './service.ts';
 
 export interface Runtime {
@@ -13,6 +14,8 @@ export interface Runtime {
   registry: UpstreamRegistry;
   catalog: Catalog;
   service: ExecutionService;
+  /** The execute tool (code mode). */
+  execute: ExecuteService;
   /** Starts the warm sandbox workers; in live mode also connects every server (not awaited). */
   start(): Promise<void>;
   /** Stops workers and upstream children; idempotent. */
@@ -70,12 +73,20 @@ export function createRuntime(
     executor: pool,
     logger,
   });
+  const execute = new ExecuteService({
+    config: current,
+    registry,
+    catalog,
+    executor: pool,
+    logger,
+  });
   let stopping: Promise<void> | undefined;
   return {
     config: current,
     registry,
     catalog,
     service,
+    execute,
     start: async () => {
       if (options.live) registry.start();
       await pool.start();

@@ -15,11 +15,13 @@ export interface AppDeps {
   runtime: Runtime;
   auth: AuthDeps;
   sessions: McpSessions;
+  /** Sessions of /mcp/codemode, whose only tool is execute. */
+  codeModeSessions: McpSessions;
   logger: Logger;
 }
 
 export function createApp(deps: AppDeps): Hono<GatewayEnv> {
-  const { runtime, auth, sessions, logger } = deps;
+  const { runtime, auth, sessions, codeModeSessions, logger } = deps;
   const app = new Hono<GatewayEnv>();
 
   app.use('*', async (c, next) => {
@@ -53,38 +55,45 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       },
     );
 
-  app.all('/mcp', async (c) => {
-    const credential = mcpCaller(c);
-    if (!credential.ok) return unauthorized(credential.reason);
-    return sessions.handle(c.req.raw, credential.caller, credential.secret);
-  });
-
-  app.get('/sse', async (c) => {
-    const credential = mcpCaller(c);
-    if (!credential.ok) return unauthorized(credential.reason);
-    await sessions.openSse(c.env.outgoing);
-    return RESPONSE_ALREADY_SENT;
-  });
-
-  app.post('/messages', async (c) => {
-    const credential = mcpCaller(c);
-    if (!credential.ok) return unauthorized(credential.reason);
-    let message: unknown;
-    try {
-      message = await c.req.json();
-    } catch {
-      return c.json(
-        { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null },
-        400,
+  /** The MCP routes over one session set: Streamable HTTP, and the legacy SSE pair. */
+  const mount = (paths: { mcp: string; sse: string; messages: string }, target: McpSessions) => {
+    app.all(paths.mcp, async (c) => {
+      const credential = mcpCaller(c);
+      if (!credential.ok) return unauthorized(credential.reason);
+      return target.handle(c.req.raw, credential.caller, credential.secret);
+    });
+    app.get(paths.sse, async (c) => {
+      const credential = mcpCaller(c);
+      if (!credential.ok) return unauthorized(credential.reason);
+      await target.openSse(c.env.outgoing);
+      return RESPONSE_ALREADY_SENT;
+    });
+    app.post(paths.messages, async (c) => {
+      const credential = mcpCaller(c);
+      if (!credential.ok) return unauthorized(credential.reason);
+      let message: unknown;
+      try {
+        message = await c.req.json();
+      } catch {
+        return c.json(
+          { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null },
+          400,
+        );
+      }
+      return target.postSse(
+        c.req.query('sessionId') ?? '',
+        message,
+        credential.caller,
+        credential.secret,
       );
-    }
-    return sessions.postSse(
-      c.req.query('sessionId') ?? '',
-      message,
-      credential.caller,
-      credential.secret,
-    );
-  });
+    });
+  };
+  mount({ mcp: '/mcp', sse: '/sse', messages: '/messages' }, sessions);
+  // Code mode: the same transports, whose only tool is execute.
+  mount(
+    { mcp: '/mcp/codemode', sse: '/mcp/codemode/sse', messages: '/mcp/codemode/messages' },
+    codeModeSessions,
+  );
 
   app.route('/api/v1', restRoutes(runtime, auth));
 

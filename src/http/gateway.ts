@@ -2,6 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Runtime } from '../execution/index.ts';
+import { createCodeModeServer } from '../mcp/index.ts';
 import type { TokenStore } from '../store/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { createApp } from './app.ts';
@@ -24,16 +25,29 @@ type NodeServer = ReturnType<typeof serve> & {
 export class HttpGateway {
   private server: NodeServer | undefined;
   private readonly sessions: McpSessions;
+  private readonly codeModeSessions: McpSessions;
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly options: GatewayOptions) {
     this.sessions = new McpSessions(options.runtime, options.logger);
+    this.codeModeSessions = new McpSessions(
+      options.runtime,
+      options.logger,
+      createCodeModeServer,
+      '/mcp/codemode/messages',
+    );
   }
 
   /** Listens; resolves with the bound address. Rejects when the port is taken. */
   start(): Promise<AddressInfo> {
     const { runtime, tokens, adminKey, host, port, logger } = this.options;
-    const app = createApp({ runtime, auth: { adminKey, tokens }, sessions: this.sessions, logger });
+    const app = createApp({
+      runtime,
+      auth: { adminKey, tokens },
+      sessions: this.sessions,
+      codeModeSessions: this.codeModeSessions,
+      logger,
+    });
     return new Promise((resolve, reject) => {
       const server = serve({ fetch: app.fetch, hostname: host, port }, (info) =>
         resolve(info),
@@ -46,13 +60,13 @@ export class HttpGateway {
   }
 
   get sessionCount(): number {
-    return this.sessions.size;
+    return this.sessions.size + this.codeModeSessions.size;
   }
 
   /** Closes MCP sessions, then the listener and its connections; idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
-      await this.sessions.closeAll();
+      await Promise.all([this.sessions.closeAll(), this.codeModeSessions.closeAll()]);
       const server = this.server;
       if (!server) return;
       await new Promise<void>((resolve) => {

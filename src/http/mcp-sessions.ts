@@ -39,9 +39,13 @@ export class McpSessions {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
 
+  /** `createServer` makes the SDK server of each new session (code_execution, or execute for code mode). */
   constructor(
     private readonly runtime: Runtime,
     private readonly logger: Logger,
+    private readonly createServer: (runtime: Runtime) => Server = createMcpServer,
+    /** Where legacy SSE clients POST their messages. */
+    private readonly messagesPath = '/messages',
   ) {
     this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
     this.sweeper.unref();
@@ -82,7 +86,7 @@ export class McpSessions {
     if (!messages.some(isInitializeRequest)) {
       return jsonRpcError(400, 'Bad Request: no mcp-session-id; POST initialize first');
     }
-    const server = createMcpServer(this.runtime);
+    const server = this.createServer(this.runtime);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => {
@@ -100,8 +104,8 @@ export class McpSessions {
 
   /** Opens a legacy SSE stream on `res`; POSTs to `/messages?sessionId=` feed it. */
   async openSse(res: ServerResponse): Promise<void> {
-    const server = createMcpServer(this.runtime);
-    const transport = new SSEServerTransport('/messages', res);
+    const server = this.createServer(this.runtime);
+    const transport = new SSEServerTransport(this.messagesPath, res);
     this.sessions.set(transport.sessionId, { server, transport, lastSeen: Date.now() });
     transport.onclose = () => this.forget(transport.sessionId);
     res.on('close', () => void this.end(transport.sessionId));

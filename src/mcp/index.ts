@@ -8,4 +8,11 @@ export {
   type ServerSummary,
   toCallToolResult,
 } from './code-execution-tool.ts';
+export { createCodeModeServer } from './codemode-server.ts';
+export {
+  EXECUTE_INPUT_SCHEMA,
+  EXECUTE_TOOL,
+  executeTool,
+  toExecuteResult,
+} from './execute-tool.ts';
 export { createMcpServer, visibleServers } from './server.ts';

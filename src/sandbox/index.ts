@@ -12,3 +12,4 @@ export type {
 } from './protocol.ts';
 export { type Language, type PreparedSource, prepareSource } from './source/prepare-source.ts';
 export type { Position } from './source/text-positions.ts';
+export { stripFunctionBody } from './source/transpile.ts';

@@ -12,6 +12,10 @@ export interface JobLimits {
   maxOutputBytes: number;
   maxLogLines: number;
   maxLogLineBytes: number;
+  /** Guest CPU budget, not counting waits on the host (the execute dialect). */
+  computeMs?: number;
+  /** Tool, catalog and log calls allowed; the next one ends the run (the execute dialect). */
+  maxHostCalls?: number;
 }
 
 /** One program to run. `code` is already JavaScript; positions are mapped back by the host. */
@@ -20,6 +24,8 @@ export interface JobSpec {
   filename: string;
   /** Top-level variables the program sees, as JSON text: `{"input": {...}}`. */
   globalsJson: string;
+  /** Prelude globals this dialect does not offer (execute has no call_tool / call_tools). */
+  hide?: string[];
   limits: JobLimits;
   /** Cap of this execution's own WebAssembly.Memory. */
   memoryLimitBytes: number;
@@ -51,6 +57,7 @@ export interface GuestError {
     | 'MEMORY_LIMIT_EXCEEDED'
     | 'OUTPUT_TOO_LARGE'
     | 'MAX_TOOL_CALLS_EXCEEDED'
+    | 'RESOURCE_LIMIT_EXCEEDED'
     | 'EXECUTION_FAILED';
   message: string;
   stack?: string;

@@ -111,3 +111,17 @@ export async function transpileTypeScript(source: string): Promise<TranspileResu
     }
   }
 }
+
+/**
+ * Strip-only TypeScript for a function body (the execute dialect): `return` and `await` are
+ * legal at its top level, every position stays, and enums, namespaces and decorators are
+ * refused (a ParseError there) instead of transformed.
+ */
+export async function stripFunctionBody(source: string): Promise<TranspileResult> {
+  const transformSync = await loadTransform();
+  try {
+    return { ok: true, code: strip(transformSync, source, true) };
+  } catch (error) {
+    return failure(error, 1);
+  }
+}

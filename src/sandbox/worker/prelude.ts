@@ -94,8 +94,9 @@ if (dot <= 0 || dot === name.length - 1) return function () { return failed('too
 return toolFunction(call.call(slice, name, 0, dot), call.call(slice, name, dot + 1));
 }
 function refuse() { throw new TypeErrorCtor('tools cannot be enumerated or changed; call tools.<server>.<tool>(args) or tools["server.tool"](args)'); }
-function locked(get) {
+function locked(get, apply) {
 return freeze({
+apply: apply,
 get: function (_t, key) { return typeof key === 'string' && key !== 'then' ? get(key) : undefined; },
 has: function (_t, key) { return typeof key === 'string'; },
 set: refuse, defineProperty: refuse, deleteProperty: refuse, ownKeys: refuse,
@@ -105,7 +106,8 @@ getOwnPropertyDescriptor: function () { return undefined; }
 }
 var tools = new Proxy({}, locked(function (key) {
 if (call.call(indexOf, key, '.') >= 0) return qualified(key);
-return new Proxy({}, locked(function (tool) { return toolFunction(key, tool); }));
+// A namespace is callable only to say that it is not a tool (tools["name"] without a dot).
+return new Proxy(function () {}.bind(), locked(function (tool) { return toolFunction(key, tool); }, qualified(key)));
 }));
 function catalogOp(op) {
 return function (params) {

@@ -52,6 +52,10 @@ export class JobRun {
   /** Async calls in flight: their guest promises, by call id. */
   private readonly asyncPending = new Map<number, QuickJSDeferredPromise>();
   private logLines = 0;
+  private hostCalls = 0;
+  private readonly startedMs = performance.now();
+  /** Time spent blocked on host replies: not guest compute. */
+  private waitedMs = 0;
 
   constructor(
     private readonly instance: Instance,
@@ -71,6 +75,42 @@ export class JobRun {
     if (this.timedOut) throw new Aborted(TIMEOUT_MESSAGE);
   }
 
+  private limit(message: string): never {
+    this.aborted = { code: 'RESOURCE_LIMIT_EXCEEDED', message, stack: '' };
+    throw new Aborted(message);
+  }
+
+  /** Counts one tool, catalog or log call against max_host_calls (execute dialect). */
+  private countHostCall(): void {
+    const max = this.job.limits.maxHostCalls;
+    if (max === undefined) return;
+    this.hostCalls++;
+    if (this.hostCalls > max)
+      this.limit(`host-call budget exceeded: more than ${max} tool, catalog and log calls`);
+  }
+
+  /** True once guest compute (wall time minus host waits) is over budget; records why. */
+  private computeExceeded(): boolean {
+    const budget = this.job.limits.computeMs;
+    if (budget === undefined || this.aborted) return false;
+    if (performance.now() - this.startedMs - this.waitedMs <= budget) return false;
+    this.aborted = {
+      code: 'RESOURCE_LIMIT_EXCEEDED',
+      message: `compute-time budget exceeded: more than ${budget} ms of guest CPU`,
+      stack: '',
+    };
+    return true;
+  }
+
+  private wait(pick: () => CallReply | undefined): CallReply | undefined {
+    const started = performance.now();
+    try {
+      return this.link.waitFor(this.deadlineMs, pick);
+    } finally {
+      this.waitedMs += performance.now() - started;
+    }
+  }
+
   private settleReply(reply: CallReply): string {
     if (reply.type === 'fatal') {
       this.aborted = { code: reply.error.code, message: reply.error.message, stack: '' };
@@ -80,7 +120,7 @@ export class JobRun {
   }
 
   private waitSync(callId: number): string {
-    const reply = this.link.waitFor(this.deadlineMs, () => this.link.take(this.execId, callId));
+    const reply = this.wait(() => this.link.take(this.execId, callId));
     if (!reply) throw new Aborted(TIMEOUT_MESSAGE);
     return this.settleReply(reply);
   }
@@ -90,18 +130,21 @@ export class JobRun {
     this.instance.host = {
       call: (requestJson) => {
         this.checkAlive();
+        this.countHostCall();
         const callId = link.newCallId();
         link.post({ type: 'call', execId, callId, dialect: 'sync', requestJson });
         return this.waitSync(callId);
       },
       batch: (batchJson) => {
         this.checkAlive();
+        this.countHostCall();
         const callId = link.newCallId();
         link.post({ type: 'batch', execId, callId, batchJson });
         return this.waitSync(callId);
       },
       callAsync: (requestJson, dialect) => {
         this.checkAlive();
+        this.countHostCall();
         const callId = link.newCallId();
         link.post({ type: 'call', execId, callId, dialect, requestJson });
         const deferred = this.instance.context.newPromise();
@@ -109,6 +152,7 @@ export class JobRun {
         return deferred.handle;
       },
       log: (level, line) => {
+        this.countHostCall();
         const limits = this.job.limits;
         if (this.logLines >= limits.maxLogLines || !LOG_LEVELS.has(level)) return;
         this.logLines++;
@@ -116,7 +160,8 @@ export class JobRun {
         link.post({ type: 'log', execId, level: level as LogLevel, line: cut });
       },
     };
-    this.instance.shouldInterrupt = () => this.aborted !== undefined || this.timedOut;
+    this.instance.shouldInterrupt = () =>
+      this.aborted !== undefined || this.timedOut || this.computeExceeded();
   }
 
   private callHook(name: keyof Instance['hooks'], ...args: QuickJSHandle[]): QuickJSHandle {
@@ -255,7 +300,7 @@ export class JobRun {
   /** Settles one arrived async reply in the guest; false when none has arrived by the deadline. */
   private settleAsync(wait: boolean): boolean {
     const pick = () => this.link.takeAny(this.execId, this.asyncPending.keys());
-    const reply = wait ? this.link.waitFor(this.deadlineMs, pick) : pick();
+    const reply = wait ? this.wait(pick) : pick();
     if (!reply) return false;
     const deferred = this.asyncPending.get(reply.callId)!;
     this.asyncPending.delete(reply.callId);
@@ -309,6 +354,11 @@ export class JobRun {
     const { context } = this.instance;
     try {
       this.bindHost();
+      for (const name of this.job.hide ?? []) {
+        context
+          .unwrapResult(context.evalCode(`delete globalThis[${JSON.stringify(name)}]`))
+          .dispose();
+      }
       for (const [name, value] of Object.entries(
         JSON.parse(this.job.globalsJson) as Record<string, unknown>,
       )) {

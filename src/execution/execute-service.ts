@@ -1,0 +1,273 @@
+/**
+ * @module The `execute` tool (code mode, Arion's dialect) on the same engine: the code is an
+ * async function body over `tools`, `catalog` and `console`; the result is
+ * `{status, result, error, diagnostics, logs, toolCalls}` with Arion's diagnostics and limits.
+ */
+
+import type { Catalog } from '../catalog/index.ts';
+import {
+  CODE_MODE_COMPUTE_MS,
+  MAX_LOG_LINE_BYTES,
+  MAX_LOG_LINES,
+  MAX_SOURCE_BYTES,
+} from '../config/defaults.ts';
+import type { ResolvedConfig } from '../config/index.ts';
+import { type GuestError, type SandboxExecutor, stripFunctionBody } from '../sandbox/index.ts';
+import type { UpstreamRegistry } from '../upstream/index.ts';
+import type { Logger } from '../util/logger.ts';
+import { CallGate } from './call-gate.ts';
+import { mapGuestError } from './map-positions.ts';
+import { ADMIN, type Caller } from './types.ts';
+
+export type DiagnosticKind =
+  | 'ParseError'
+  | 'ExecutionFailure'
+  | 'TimeoutExceeded'
+  | 'ResourceLimitExceeded'
+  | 'InternalError';
+
+export interface Diagnostic {
+  kind: DiagnosticKind;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export interface ExecuteResult {
+  status: 'completed' | 'error';
+  result: unknown;
+  error: Diagnostic | null;
+  diagnostics: Diagnostic[];
+  logs: string[];
+  toolCalls: Array<{ tool: string; ok: boolean; durationMs: number }>;
+}
+
+/** An answer outside the result: a JSON-RPC error (Arion's codes and messages). */
+export class ExecuteRefusal extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ExecuteOutcome {
+  result: ExecuteResult;
+  /** Present when the result was trimmed to max_output_bytes. */
+  truncation?: { logsOmitted: number; toolCallsOmitted: number };
+}
+
+const FILENAME = 'execute.ts';
+/** The body runs inside this wrapper; its one line before the code shifts lines by one. */
+const WRAP_HEAD = 'await (async function () {\n';
+const WRAP_TAIL = '\n})();';
+const ARGUMENTS = new Set(['code', 'timeout_ms']);
+
+const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+function diagnostic(
+  kind: DiagnosticKind,
+  message: string,
+  at?: { line?: number; column?: number },
+): Diagnostic {
+  return { kind, message, ...(at?.line !== undefined ? { line: at.line, column: at.column } : {}) };
+}
+
+/** Engine outcome -> Arion's diagnostic kinds. */
+function toDiagnostic(
+  error: GuestError,
+  mapped: { message: string; stack?: string; line?: number; column?: number },
+): Diagnostic {
+  switch (error.code) {
+    case 'SYNTAX_ERROR':
+      return diagnostic('ParseError', mapped.message, mapped);
+    case 'TIMEOUT':
+      return diagnostic('TimeoutExceeded', 'The run exceeded its wall-clock limit');
+    case 'MEMORY_LIMIT_EXCEEDED':
+      return diagnostic('ResourceLimitExceeded', `memory limit exceeded: ${error.message}`);
+    case 'OUTPUT_TOO_LARGE':
+      return diagnostic('ResourceLimitExceeded', `result size limit exceeded: ${error.message}`);
+    case 'RESOURCE_LIMIT_EXCEEDED':
+      return diagnostic('ResourceLimitExceeded', error.message);
+    case 'EXECUTION_FAILED':
+      return diagnostic('InternalError', 'An internal error occurred');
+    default:
+      return diagnostic(
+        'ExecutionFailure',
+        mapped.stack ? `${mapped.message}\n${mapped.stack}` : mapped.message,
+        mapped,
+      );
+  }
+}
+
+export interface ExecuteServiceDeps {
+  config: () => ResolvedConfig;
+  registry: UpstreamRegistry;
+  catalog: Catalog;
+  executor: SandboxExecutor;
+  logger: Logger;
+}
+
+export class ExecuteService {
+  private running = 0;
+
+  constructor(private readonly deps: ExecuteServiceDeps) {}
+
+  /** Checks the arguments as Arion does: unknown ones and wrong types are a -32603. */
+  private arguments(args: unknown): { code: string; timeoutMs?: number } {
+    const invalid = (detail: string) =>
+      new ExecuteRefusal(-32603, `Json schema validation error: ${detail}`);
+    if (!args || typeof args !== 'object' || Array.isArray(args))
+      throw invalid('the arguments must be an object');
+    const a = args as Record<string, unknown>;
+    const unknown = Object.keys(a).filter((k) => !ARGUMENTS.has(k));
+    if (unknown.length > 0)
+      throw invalid(
+        `unknown argument${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}`,
+      );
+    if (typeof a.code !== 'string') throw invalid('"code" is required and must be a string');
+    if (
+      a.timeout_ms !== undefined &&
+      !(Number.isInteger(a.timeout_ms) && (a.timeout_ms as number) >= 1)
+    ) {
+      throw invalid('"timeout_ms" must be an integer >= 1');
+    }
+    return { code: a.code, timeoutMs: a.timeout_ms as number | undefined };
+  }
+
+  /** Runs one execute call; throws ExecuteRefusal for the answers that are JSON-RPC errors. */
+  async execute(args: unknown, caller: Caller = ADMIN): Promise<ExecuteOutcome> {
+    const { code, timeoutMs } = this.arguments(args);
+    const config = this.deps.config();
+    const limits = config.codeMode;
+    if (this.running >= limits.maxConcurrentExecutions) {
+      throw new ExecuteRefusal(-32600, 'Too many Code Mode executions are active');
+    }
+    this.running++;
+    try {
+      return await this.run(code, timeoutMs, caller, config);
+    } finally {
+      this.running--;
+    }
+  }
+
+  private async run(
+    code: string,
+    timeoutMs: number | undefined,
+    caller: Caller,
+    config: ResolvedConfig,
+  ): Promise<ExecuteOutcome> {
+    const limits = config.codeMode;
+    const fail = (
+      d: Diagnostic,
+      logs: string[] = [],
+      toolCalls: ExecuteResult['toolCalls'] = [],
+    ): ExecuteOutcome => ({
+      result: { status: 'error', result: null, error: d, diagnostics: [d], logs, toolCalls },
+    });
+    const size = Buffer.byteLength(code);
+    if (size > MAX_SOURCE_BYTES) {
+      return fail(
+        diagnostic(
+          'ResourceLimitExceeded',
+          `script size limit exceeded: ${size} bytes, the limit is ${MAX_SOURCE_BYTES}`,
+        ),
+      );
+    }
+    const stripped = await stripFunctionBody(code);
+    if (!stripped.ok) return fail(diagnostic('ParseError', stripped.message, stripped));
+    // timeout_ms can only lower the configured limit.
+    const wallMs = Math.min(timeoutMs ?? limits.executionTimeoutMs, limits.executionTimeoutMs);
+    const deadlineMs = Date.now() + wallMs;
+    const gate = new CallGate({
+      registry: this.deps.registry,
+      catalog: this.deps.catalog,
+      config,
+      maxToolCalls: 0,
+      allowedServers: caller.kind === 'agent' ? new Set(caller.servers) : undefined,
+      deadlineMs,
+      logger: this.deps.logger,
+      maxConcurrentToolCalls: limits.maxConcurrentToolCalls,
+      maxOutputBytes: limits.maxOutputBytes,
+    });
+    const outcome = await this.deps.executor.run(
+      {
+        code: WRAP_HEAD + stripped.code + WRAP_TAIL,
+        filename: FILENAME,
+        globalsJson: '{}',
+        hide: ['call_tool', 'call_tools'],
+        memoryLimitBytes: limits.memoryLimitBytes,
+        limits: {
+          deadlineMs,
+          maxOutputBytes: limits.maxOutputBytes,
+          maxLogLines: MAX_LOG_LINES,
+          maxLogLineBytes: MAX_LOG_LINE_BYTES,
+          computeMs: CODE_MODE_COMPUTE_MS,
+          maxHostCalls: limits.maxHostCalls,
+        },
+      },
+      gate,
+    );
+    // Calls still in flight when the script returns are cancelled.
+    gate.close();
+    const toolCalls = gate.toolCalls.map((c) => ({
+      tool: `${c.server}.${c.tool}`,
+      ok: c.ok,
+      durationMs: c.duration_ms,
+    }));
+    if (!outcome.ok) {
+      const shift = (p: { line: number; column: number }) => ({
+        line: Math.max(1, p.line - 1),
+        column: p.column,
+      });
+      const mapped = mapGuestError(outcome.error, FILENAME, shift);
+      return fail(toDiagnostic(outcome.error, mapped), gate.logs, toolCalls);
+    }
+    return this.fit(
+      {
+        status: 'completed',
+        result: JSON.parse(outcome.valueJson),
+        error: null,
+        diagnostics: [],
+        logs: gate.logs,
+        toolCalls,
+      },
+      limits.maxOutputBytes,
+    );
+  }
+
+  /** Keeps `result` and drops trace entries, then logs, from the end until the whole fits. */
+  private fit(result: ExecuteResult, maxBytes: number): ExecuteOutcome {
+    if (bytes(result) <= maxBytes) return { result };
+    const trimmed = { ...result, toolCalls: [...result.toolCalls], logs: [...result.logs] };
+    let toolCallsOmitted = 0;
+    let logsOmitted = 0;
+    while (bytes(trimmed) > maxBytes && trimmed.toolCalls.length > 0) {
+      trimmed.toolCalls.pop();
+      toolCallsOmitted++;
+    }
+    while (bytes(trimmed) > maxBytes && trimmed.logs.length > 0) {
+      trimmed.logs.pop();
+      logsOmitted++;
+    }
+    if (bytes(trimmed) > maxBytes) {
+      const d = diagnostic(
+        'ResourceLimitExceeded',
+        `result size limit exceeded: the result alone is larger than max_output_bytes (${maxBytes} bytes)`,
+      );
+      return {
+        result: {
+          status: 'error',
+          result: null,
+          error: d,
+          diagnostics: [d],
+          logs: [],
+          toolCalls: [],
+        },
+        truncation: { logsOmitted: result.logs.length, toolCallsOmitted: result.toolCalls.length },
+      };
+    }
+    return { result: trimmed, truncation: { logsOmitted, toolCallsOmitted } };
+  }
+}

@@ -1,0 +1,36 @@
+/** @module The code mode MCP server: `execute` is the only tool; any other name is -32002. */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ADMIN, type Caller, ExecuteRefusal, type Runtime } from '../execution/index.ts';
+import { EXECUTE_TOOL, executeTool, toExecuteResult } from './execute-tool.ts';
+
+const SERVER_INFO = { name: 'codemux-codemode', version: '0.1.0' };
+/** Arion's JSON-RPC code for a tool name that is not `execute`. */
+const TOOL_NOT_FOUND = -32002;
+
+function callerOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): Caller {
+  return (extra.authInfo?.extra?.caller as Caller | undefined) ?? ADMIN;
+}
+
+export function createCodeModeServer(runtime: Runtime): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [executeTool()] }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (request.params.name !== EXECUTE_TOOL) {
+      throw new McpError(TOOL_NOT_FOUND, `Tool '${request.params.name}' not found`);
+    }
+    try {
+      return toExecuteResult(
+        await runtime.execute.execute(request.params.arguments ?? {}, callerOf(extra)),
+      );
+    } catch (error) {
+      if (error instanceof ExecuteRefusal) throw new McpError(error.code, error.message);
+      throw error;
+    }
+  });
+  return server;
+}
