@@ -129,7 +129,10 @@ describe('how a script runs', () => {
 
   it('cancels calls still in flight when the script returns', async () => {
     await result('await tools.fixture.stats({reset: true}); return 0');
-    await result("tools.fixture.sleep({ms: 5000}); return 'returned'");
+    // The awaited echo goes out after the sleep, so the sleep has reached the upstream when the script returns.
+    await result(
+      "tools.fixture.sleep({ms: 5000}); await tools.fixture.echo({}); return 'returned'",
+    );
     await new Promise((r) => setTimeout(r, 300));
     const stats = JSON.parse(await result('return (await tools.fixture.stats({})).data'));
     expect(stats.cancelled).toBe(1);

@@ -239,6 +239,11 @@ export class UpstreamRegistry extends EventEmitter {
         message: `server '${server}' already has ${entry.config.maxConcurrentRequests} calls in flight (max_concurrent_requests) and ${entry.config.queueSize} waiting (queue_size)`,
       };
     }
+    // The execution may have ended while this call waited to start: then it is never sent.
+    if (options.signal?.aborted) {
+      release();
+      return cancelled(server, tool);
+    }
     const timeoutMs = minDefined(entry.config.callTimeoutMs, options.timeoutMs);
     try {
       const result = await entry.connection.callTool(tool, args, {
