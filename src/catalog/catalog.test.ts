@@ -37,6 +37,7 @@ const catalog = new Catalog({
   ],
   version: () => 1,
   maxSearchResults: () => 5,
+  unavailable: () => ['search'],
 });
 const all = () => true;
 
@@ -151,6 +152,19 @@ describe('catalog', () => {
       ok: false,
       error: { code: 'invalid_input', retryable: false },
     });
+  });
+
+  it('answers catalog_unavailable (retryable) for a usable server whose tools are not known yet', () => {
+    expect(catalog.run('tools.list', { namespace: 'search' }, all)).toMatchObject({
+      ok: false,
+      error: { code: 'catalog_unavailable', retryable: true },
+    });
+    expect(catalog.run('tools.describe', { namespace: 'search', name: 'x' }, all)).toMatchObject({
+      error: { code: 'catalog_unavailable' },
+    });
+    expect(
+      catalog.run('tools.list', { namespace: 'search' }, (ns) => ns !== 'search'),
+    ).toMatchObject({ error: { code: 'not_found' } });
   });
 
   it('clamps search limit to search.max_results', () => {

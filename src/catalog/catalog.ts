@@ -17,6 +17,8 @@ export interface CatalogSource {
   version(): number;
   /** Default and cap of catalog.tools.search's limit. */
   maxSearchResults(): number;
+  /** Usable servers whose tools are not known right now (connecting, or failed to connect). */
+  unavailable(): readonly string[];
 }
 
 export type CatalogOp =
@@ -43,6 +45,14 @@ const invalid = (message: string): CatalogEnvelope => ({
 const notFound = (message: string): CatalogEnvelope => ({
   ok: false,
   error: { code: 'not_found', message, retryable: false },
+});
+const unavailable = (namespace: string): CatalogEnvelope => ({
+  ok: false,
+  error: {
+    code: 'catalog_unavailable',
+    message: `the tools of "${namespace}" are not known right now (the server is connecting or failed to connect); retry shortly`,
+    retryable: true,
+  },
 });
 const summary = (e: ToolEntry) => ({
   namespace: e.namespace,
@@ -124,7 +134,11 @@ export class Catalog {
           .filter((e) => e.namespace === namespace)
           .sort((a, b) => a.name.localeCompare(b.name));
         if (items.length === 0)
-          return notFound(`no namespace "${namespace}" with tools you may use`);
+          return this.missing(
+            namespace!,
+            may,
+            `no namespace "${namespace}" with tools you may use`,
+          );
         return { ok: true, data: page(items.map(summary), paging.limit, paging.offset) };
       }
       case 'tools.describe': {
@@ -133,7 +147,8 @@ export class Catalog {
         const name = text(p, 'name', true);
         if (isEnvelope(name)) return name;
         const entry = visible.find((e) => e.namespace === namespace && e.name === name);
-        if (!entry) return notFound(`no tool "${namespace}.${name}" that you may use`);
+        if (!entry)
+          return this.missing(namespace!, may, `no tool "${namespace}.${name}" that you may use`);
         return {
           ok: true,
           data: {
@@ -171,6 +186,17 @@ export class Catalog {
       default:
         return invalid(`unknown catalog operation "${op}"`);
     }
+  }
+
+  /** not_found, or catalog_unavailable when the namespace is usable but its tools are not known yet. */
+  private missing(
+    namespace: string,
+    may: (namespace: string) => boolean,
+    message: string,
+  ): CatalogEnvelope {
+    return may(namespace) && this.source.unavailable().includes(namespace)
+      ? unavailable(namespace)
+      : notFound(message);
   }
 
   /** Toolkits whose every member exists and is usable by the caller, sorted by name. */

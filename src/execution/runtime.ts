@@ -65,6 +65,11 @@ export function createRuntime(
     toolkits: () => config.toolkits,
     version: () => registry.version,
     maxSearchResults: () => config.searchMaxResults,
+    unavailable: () =>
+      registry
+        .status()
+        .filter((s) => s.state === 'connecting' || s.state === 'failed' || s.state === 'idle')
+        .map((s) => s.name),
   });
   const service = new ExecutionService({
     config: current,
