@@ -12,7 +12,7 @@ import {
 import { EXECUTE_INPUT_SCHEMA } from '../src/mcp/index.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { BIN, FIXTURE_SERVER, ROOT, SERVERS, writeConfig } from './helpers.ts';
+import { BIN, FIXTURE_SERVER, ROOT, runCli, SERVERS, writeConfig } from './helpers.ts';
 
 let runtime: Runtime;
 let small: Runtime;
@@ -304,7 +304,9 @@ describe('limits', () => {
 describe('the execute tool over MCP', () => {
   let gateway: RunningGateway;
   beforeAll(async () => {
-    gateway = await startGateway(writeConfig({ mcpServers: [SERVERS.fixture] }));
+    gateway = await startGateway(
+      writeConfig({ mcpServers: [SERVERS.fixture, SERVERS.everything] }),
+    );
   });
   afterAll(async () => {
     await gateway.stop();
@@ -346,6 +348,39 @@ describe('the execute tool over MCP', () => {
     const client = new Client({ name: 't', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp/codemode`)));
     await check(client);
+    await client.close();
+  });
+
+  it('limits an agent token to its servers in tools and catalog', async () => {
+    const created = await runCli([
+      'token',
+      'create',
+      '--name',
+      'cm',
+      '--servers',
+      'fixture',
+      '--config',
+      gateway.configFile,
+      '-o',
+      'json',
+    ]);
+    const client = new Client({ name: 't', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp/codemode`), {
+        requestInit: { headers: { authorization: `Bearer ${created.json.token}` } },
+      }),
+    );
+    const out = await client.callTool({
+      name: 'execute',
+      arguments: {
+        code: "const ns = (await catalog.namespaces.list()).data.items.map(i => i.namespace);\nconst denied = await tools.everything.echo({message: 'x'});\nreturn {ns, denied: denied.error.code, mine: (await tools.fixture.echo({})).ok};",
+      },
+    });
+    expect((out.structuredContent as { result: unknown }).result).toEqual({
+      ns: ['fixture'],
+      denied: 'access_denied',
+      mine: true,
+    });
     await client.close();
   });
 
