@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { resolveConfig } from '../dist/config/index.js';
 import { createRuntime } from '../dist/execution/index.js';
 import { silentLogger } from '../dist/util/logger.js';
+import { fmt, median, table } from './report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MANY = path.join(ROOT, 'test', 'fixtures', 'many-tools-server.mjs');
@@ -17,15 +18,8 @@ const QUERIES = [
   'stock quote',
 ];
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const fmt = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(0)} us` : `${ms.toFixed(2)} ms`);
-const rows = [];
-function report(name, value, baseline, target, pass) {
-  rows.push(pass);
-  console.log(
-    `${pass ? 'PASS' : 'MISS'}  ${name.padEnd(44)} ${value.padEnd(12)} ${baseline.padEnd(36)} target ${target}`,
-  );
-}
+const results = table();
+const report = results.row;
 
 const config = resolveConfig(
   {
@@ -93,5 +87,5 @@ report(
   'about 1 call',
   median(parallel) < 100,
 );
-console.log(`\n${rows.filter(Boolean).length} of ${rows.length} within target`);
+results.done();
 process.exit(0);

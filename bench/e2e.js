@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { fmt, median, table } from './report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'codemux.js');
@@ -26,15 +27,8 @@ const PER_ROUND = 100;
 const THROUGHPUT_CLIENTS = 20;
 const THROUGHPUT_MS = 5000;
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const fmt = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(0)} us` : `${ms.toFixed(2)} ms`);
-const rows = [];
-function report(name, value, baseline, target, pass) {
-  rows.push(pass);
-  console.log(
-    `${pass ? 'PASS' : 'MISS'}  ${name.padEnd(44)} ${value.padEnd(12)} ${baseline.padEnd(44)} target ${target}`,
-  );
-}
+const results = table();
+const report = results.row;
 
 function freePort() {
   return new Promise((resolve) => {
@@ -189,7 +183,7 @@ try {
     '>= 500/s',
     perSecond >= 500,
   );
-  console.log(`\n${rows.filter(Boolean).length} of ${rows.length} within target`);
+  results.done();
   await Promise.all(
     [codeHttp, codeStdio, directHttp, directStdio, ...clients].map((c) => c.close()),
   );

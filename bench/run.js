@@ -11,6 +11,7 @@ import { resolveConfig } from '../dist/config/index.js';
 import { createRuntime } from '../dist/execution/index.js';
 import { SandboxPool } from '../dist/sandbox/index.js';
 import { silentLogger } from '../dist/util/logger.js';
+import { fmt, median, quantile, table } from './report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'fixture-server.mjs');
@@ -18,15 +19,8 @@ const MB = 1_048_576;
 const TRIVIAL = '({ result: input.value * 2 })';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-const fmt = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(1)} us` : `${ms.toFixed(2)} ms`);
-const rows = [];
-function report(name, value, baseline, target, pass) {
-  rows.push({ name, value, baseline, target, pass });
-  console.log(
-    `${pass ? 'PASS' : 'MISS'}  ${name.padEnd(44)} ${value.padEnd(22)} ${baseline.padEnd(34)} target ${target}`,
-  );
-}
+const results = table();
+const report = results.row;
 
 function job(code, timeoutMs = 10_000, memoryLimitBytes = 128 * MB) {
   return {
@@ -91,7 +85,6 @@ async function baselines() {
 
 const ROUNDS = 5;
 const CALLS_PER_ROUND = 200;
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** call_tool against a direct SDK call to the same stdio upstream, interleaved in rounds (1,000 calls each). */
 async function callOverhead(run) {
@@ -228,5 +221,5 @@ report(
   '<= 250 ms',
   rt.bomb <= 250,
 );
-console.log(`\n${rows.filter((r) => r.pass).length} of ${rows.length} within target`);
+results.done();
 process.exit(0);
