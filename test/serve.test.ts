@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -132,6 +133,34 @@ describe('codemux serve', () => {
       { cwd },
     );
     expect(JSON.parse(stdio.stdout).tools[0].name).toBe('code_execution');
+  });
+
+  it('refuses web pages on the open loopback /mcp (foreign Host or Origin)', async () => {
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(`${gateway.url}/mcp`);
+        const req = http.request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: '/mcp',
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...headers },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end('{}');
+      });
+    expect(await status({ host: 'evil.example' })).toBe(403);
+    expect(await status({ origin: 'https://evil.example' })).toBe(403);
+    expect(await status({ origin: 'https://evil.example', 'x-api-key': gateway.key })).not.toBe(
+      403,
+    );
+    expect(await status({})).toBe(400);
   });
 
   it('runs 50 concurrent executions against a pool of 10', async () => {

@@ -5,6 +5,7 @@ import { type Context, Hono } from 'hono';
 import type { Runtime } from '../execution/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
+import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 import { restRoutes } from './rest-routes.ts';
 import type { GatewayEnv } from './types.ts';
@@ -38,39 +39,65 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
     const credential = authenticate(c, auth, { bearer: true });
     if (credential.ok) return credential;
     if (credential.reason === 'missing' && !runtime.config().requireMcpAuth) {
+      // Open without a key only to this machine's own clients, never to a web page.
+      const foreign = foreignRequest({
+        host: c.req.header('host'),
+        origin: c.req.header('origin'),
+      });
+      if (foreign) return { ok: false as const, reason: 'forbidden' as const, detail: foreign };
       return { ok: true as const, caller: { kind: 'admin' as const }, secret: '' };
     }
     return credential;
   };
-  const unauthorized = (reason: 'missing' | 'invalid') =>
-    new Response(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        error: { code: -32001, message: unauthorizedMessage(reason, true) },
-        id: null,
-      }),
-      {
-        status: 401,
-        headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' },
-      },
-    );
+  const unauthorized = (reason: 'missing' | 'invalid' | 'forbidden', detail?: string) =>
+    reason === 'forbidden'
+      ? new Response(
+          JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: detail }, id: null }),
+          {
+            status: 403,
+            headers: { 'content-type': 'application/json' },
+          },
+        )
+      : new Response(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32001, message: unauthorizedMessage(reason, true) },
+            id: null,
+          }),
+          {
+            status: 401,
+            headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' },
+          },
+        );
 
   /** The MCP routes over one session set: Streamable HTTP, and the legacy SSE pair. */
   const mount = (paths: { mcp: string; sse: string; messages: string }, target: McpSessions) => {
     app.all(paths.mcp, async (c) => {
       const credential = mcpCaller(c);
-      if (!credential.ok) return unauthorized(credential.reason);
+      if (!credential.ok)
+        return unauthorized(
+          credential.reason,
+          'detail' in credential ? credential.detail : undefined,
+        );
       return target.handle(c.req.raw, credential.caller, credential.secret);
     });
     app.get(paths.sse, async (c) => {
       const credential = mcpCaller(c);
-      if (!credential.ok) return unauthorized(credential.reason);
+      if (!credential.ok)
+        return unauthorized(
+          credential.reason,
+          'detail' in credential ? credential.detail : undefined,
+        );
       await target.openSse(c.env.outgoing);
       return RESPONSE_ALREADY_SENT;
     });
     app.post(paths.messages, async (c) => {
       const credential = mcpCaller(c);
-      if (!credential.ok) return unauthorized(credential.reason);
+      if (!credential.ok)
+        return unauthorized(
+          credential.reason,
+          'detail' in credential ? credential.detail : undefined,
+        );
       let message: unknown;
       try {
         message = await c.req.json();
