@@ -146,6 +146,10 @@ describe("errors name the caller's line and column", () => {
     const e = await error({ code: 'const a = 1;\nconst x: = 1', language: 'typescript' });
     expect(e).toMatchObject({ code: 'TRANSPILE_ERROR', line: 2, column: 10 });
   });
+  it("points at the caller's line when the error is raised inside a host-provided function", async () => {
+    const e = await error({ code: 'const a = 1;\nObject.keys(tools)' });
+    expect(e).toMatchObject({ code: 'RUNTIME_ERROR', line: 2 });
+  });
   it('uses the message of a plain Error without a prefix', async () => {
     const e = await error({ code: "throw new Error('Something went wrong')" });
     expect(e.message).toBe('Something went wrong');

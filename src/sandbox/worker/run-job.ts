@@ -28,15 +28,25 @@ interface Described {
 
 class Aborted extends Error {}
 
-/** Position of the first stack frame (`file:line:col`) in a QuickJS stack. */
-function topFrame(stack: string): { line: number; column: number } | undefined {
-  const match = /:(\d+):(\d+)\)?\s*$/m.exec(stack);
-  return match ? { line: Number(match[1]), column: Number(match[2]) } : undefined;
+/** Position of the first frame in the program's own file (not the prelude's) in a QuickJS stack. */
+function topFrame(stack: string, filename: string): { line: number; column: number } | undefined {
+  for (const line of stack.split('\n')) {
+    const at = line.lastIndexOf(`${filename}:`);
+    if (at < 0) continue;
+    const match = /^(\d+):(\d+)/.exec(line.slice(at + filename.length + 1));
+    if (match) return { line: Number(match[1]), column: Number(match[2]) };
+  }
+  return undefined;
 }
 
-function errorFrom(code: GuestError['code'], d: Described, syntax = false): GuestError {
+function errorFrom(
+  code: GuestError['code'],
+  d: Described,
+  filename: string,
+  syntax = false,
+): GuestError {
   const message = d.isError && d.name !== 'Error' ? `${d.name}: ${d.message}` : d.message;
-  const frame = topFrame(d.stack);
+  const frame = topFrame(d.stack, filename);
   const stack = d.isError ? `${d.name}: ${d.message}\n${d.stack}`.trimEnd() : '';
   return {
     code,
@@ -231,8 +241,8 @@ export class JobRun {
     if (d.isError && d.name === 'InternalError' && d.message === 'interrupted') {
       return { code: 'TIMEOUT', message: TIMEOUT_MESSAGE, stack: '' };
     }
-    if (phase === 'compile') return errorFrom('SYNTAX_ERROR', d, true);
-    return errorFrom('RUNTIME_ERROR', d);
+    if (phase === 'compile') return errorFrom('SYNTAX_ERROR', d, this.job.filename, true);
+    return errorFrom('RUNTIME_ERROR', d, this.job.filename);
   }
 
   /** An exception thrown by the engine itself (a wasm trap, the native stack). */
