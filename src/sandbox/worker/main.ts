@@ -2,7 +2,8 @@
  * @module Worker thread entry: keeps a small stock of prepared QuickJS instances, runs each
  * execution on one, throws it away, and refills the stock while idle. A stock of two lets
  * a request that arrives right after another start at once, while the refill is still
- * waiting on WebAssembly instantiation.
+ * waiting on WebAssembly instantiation. Stocks are kept per memory cap (code_execution and
+ * execute have different ones), for the two caps used last.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostToWorker, WorkerInit, WorkerToHost } from '../protocol.ts';
@@ -10,50 +11,58 @@ import { HostLink } from './host-link.ts';
 import { createInstance, type Instance } from './instance.ts';
 import { JobRun } from './run-job.ts';
 
-/** Prepared instances kept per worker (each owns a 16 MiB-minimum WebAssembly.Memory). */
+/** Prepared instances kept per cap (each owns a 16 MiB-minimum WebAssembly.Memory). */
 const STOCK_SIZE = 2;
+/** Memory caps whose stock is kept; older ones are dropped. */
+const CAPS_KEPT = 2;
 
 const init = workerData as WorkerInit;
 const link = new HostLink(init.port, init.signal);
 const port = parentPort!;
-const stock: Instance[] = [];
-let stockLimitBytes = init.memoryLimitBytes;
+/** Prepared instances by memory cap, the cap used last at the end. */
+const stocks = new Map<number, Instance[]>();
+/** Takers waiting for the next prepared instance. */
+const waiting: Array<() => void> = [];
+let current = init.memoryLimitBytes;
 let filling: Promise<void> | undefined;
 
 function send(message: WorkerToHost): void {
   port.postMessage(message);
 }
 
-/** Tops the stock up to STOCK_SIZE instances capped at `memoryLimitBytes`; one fill at a time. */
-function refill(memoryLimitBytes: number): Promise<void> {
-  if (memoryLimitBytes !== stockLimitBytes) {
-    // A changed cap (hot reload): instances with the old one are dropped.
-    stockLimitBytes = memoryLimitBytes;
-    stock.length = 0;
-  }
+/** The stock for `cap`, made the most recent; the least recent cap beyond CAPS_KEPT is dropped. */
+function use(cap: number): Instance[] {
+  const stock = stocks.get(cap) ?? [];
+  stocks.delete(cap);
+  stocks.set(cap, stock);
+  current = cap;
+  if (stocks.size > CAPS_KEPT) stocks.delete(stocks.keys().next().value!);
+  return stock;
+}
+
+/** Tops up the stock of the cap used last; one fill at a time. */
+function refill(): void {
   filling ??= (async () => {
-    while (stock.length < STOCK_SIZE) {
-      const limit = stockLimitBytes;
-      const instance = await createInstance(init.wasmModule, limit, init.stackLimitBytes);
-      if (limit !== stockLimitBytes) continue;
-      stock.push(instance);
-      if (stock.length === 1) send({ type: 'ready' });
+    for (;;) {
+      const cap = current;
+      const stock = use(cap);
+      if (stock.length >= STOCK_SIZE) return;
+      const instance = await createInstance(init.wasmModule, cap, init.stackLimitBytes);
+      stocks.get(cap)?.push(instance);
+      send({ type: 'ready' });
       for (const wake of waiting.splice(0)) wake();
     }
   })().finally(() => {
     filling = undefined;
   });
-  return filling;
 }
 
-/** Takers waiting for the next prepared instance. */
-const waiting: Array<() => void> = [];
-
-async function take(memoryLimitBytes: number): Promise<Instance> {
+async function take(cap: number): Promise<Instance> {
   for (;;) {
-    void refill(memoryLimitBytes);
-    const instance = stock.shift();
+    const instance = use(cap).shift();
+    // Refilling starts after the run (see the message handler), never before it.
     if (instance) return instance;
+    refill();
     await new Promise<void>((resolve) => waiting.push(resolve));
   }
 }
@@ -66,8 +75,9 @@ port.on('message', async (message: HostToWorker) => {
   const outcome = new JobRun(instance, job, execId, link).run();
   link.post({ type: 'done', execId, outcome });
   // The used instance is dropped whole (memory and all).
-  if (stock.length > 0) send({ type: 'ready' });
-  void refill(job.memoryLimitBytes);
+  if ((stocks.get(current)?.length ?? 0) > 0) send({ type: 'ready' });
+  refill();
 });
 
-void refill(init.memoryLimitBytes);
+use(init.memoryLimitBytes);
+refill();
