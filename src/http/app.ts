@@ -31,7 +31,12 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   });
 
   app.get('/healthz', (c) =>
-    c.json({ ok: true, name: 'codemux', version: VERSION, sessions: sessions.size }),
+    c.json({
+      ok: true,
+      name: 'codemux',
+      version: VERSION,
+      sessions: sessions.size + codeModeSessions.size,
+    }),
   );
 
   // /mcp and /sse: the admin key or an agent token; open on loopback unless require_mcp_auth.
@@ -49,26 +54,19 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
     }
     return credential;
   };
+  const rpcError = (
+    status: number,
+    message: string | undefined,
+    headers: Record<string, string> = {},
+  ) =>
+    new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }), {
+      status,
+      headers: { 'content-type': 'application/json', ...headers },
+    });
   const unauthorized = (reason: 'missing' | 'invalid' | 'forbidden', detail?: string) =>
     reason === 'forbidden'
-      ? new Response(
-          JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: detail }, id: null }),
-          {
-            status: 403,
-            headers: { 'content-type': 'application/json' },
-          },
-        )
-      : new Response(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: { code: -32001, message: unauthorizedMessage(reason, true) },
-            id: null,
-          }),
-          {
-            status: 401,
-            headers: { 'content-type': 'application/json', 'www-authenticate': 'Bearer' },
-          },
-        );
+      ? rpcError(403, detail)
+      : rpcError(401, unauthorizedMessage(reason, true), { 'www-authenticate': 'Bearer' });
 
   /** The MCP routes over one session set: Streamable HTTP, and the legacy SSE pair. */
   const mount = (paths: { mcp: string; sse: string; messages: string }, target: McpSessions) => {
