@@ -1,7 +1,7 @@
 /** @module The gateway's HTTP app: /healthz, /mcp (+ legacy /sse), /api/v1; errors become responses here. */
 import { randomUUID } from 'node:crypto';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Runtime } from '../execution/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
@@ -68,34 +68,27 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       ? rpcError(403, detail)
       : rpcError(401, unauthorizedMessage(reason, true), { 'www-authenticate': 'Bearer' });
 
+  /** Every MCP route: the caller (and the secret it presented) or a 401/403 answer. */
+  const guard: MiddlewareHandler<GatewayEnv> = async (c, next) => {
+    const credential = mcpCaller(c);
+    if (!credential.ok)
+      return unauthorized(
+        credential.reason,
+        'detail' in credential ? credential.detail : undefined,
+      );
+    c.set('caller', credential.caller);
+    c.set('secret', credential.secret);
+    await next();
+  };
+
   /** The MCP routes over one session set: Streamable HTTP, and the legacy SSE pair. */
   const mount = (paths: { mcp: string; sse: string; messages: string }, target: McpSessions) => {
-    app.all(paths.mcp, async (c) => {
-      const credential = mcpCaller(c);
-      if (!credential.ok)
-        return unauthorized(
-          credential.reason,
-          'detail' in credential ? credential.detail : undefined,
-        );
-      return target.handle(c.req.raw, credential.caller, credential.secret);
-    });
-    app.get(paths.sse, async (c) => {
-      const credential = mcpCaller(c);
-      if (!credential.ok)
-        return unauthorized(
-          credential.reason,
-          'detail' in credential ? credential.detail : undefined,
-        );
+    app.all(paths.mcp, guard, (c) => target.handle(c.req.raw, c.get('caller'), c.get('secret')));
+    app.get(paths.sse, guard, async (c) => {
       await target.openSse(c.env.outgoing);
       return RESPONSE_ALREADY_SENT;
     });
-    app.post(paths.messages, async (c) => {
-      const credential = mcpCaller(c);
-      if (!credential.ok)
-        return unauthorized(
-          credential.reason,
-          'detail' in credential ? credential.detail : undefined,
-        );
+    app.post(paths.messages, guard, async (c) => {
       let message: unknown;
       try {
         message = await c.req.json();
@@ -108,8 +101,8 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       return target.postSse(
         c.req.query('sessionId') ?? '',
         message,
-        credential.caller,
-        credential.secret,
+        c.get('caller'),
+        c.get('secret'),
       );
     });
   };

@@ -4,5 +4,6 @@ import type { Caller } from '../execution/index.ts';
 
 export interface GatewayEnv {
   Bindings: HttpBindings;
-  Variables: { requestId: string; caller: Caller };
+  /** secret: the key or token the caller presented ('' on the open loopback routes). */
+  Variables: { requestId: string; caller: Caller; secret: string };
 }
