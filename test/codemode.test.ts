@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -37,6 +38,11 @@ beforeAll(async () => {
           SERVERS.fixture,
           SERVERS.everything,
           { name: 'slow', command: process.execPath, args: [FIXTURE_SERVER], call_timeout_ms: 100 },
+          {
+            name: 'liar',
+            command: process.execPath,
+            args: [path.join(ROOT, 'test', 'fixtures', 'bad-output-server.mjs')],
+          },
         ],
       },
       { baseDir: ROOT },
@@ -175,6 +181,7 @@ describe('tools', () => {
     ['tools.fixture.echo([1])', 'invalid_input', false],
     ["tools.fixture.fail({message: 'no'})", 'upstream_error', false],
     ['tools.slow.sleep({ms: 2000})', 'upstream_timeout', true],
+    ['tools.liar.count({})', 'invalid_output', false],
   ])('%s -> %s (retryable %s)', async (call, code, retryable) => {
     const envelope = await result(`return await ${call}`);
     expect(envelope).toMatchObject({ ok: false, error: { code, retryable } });

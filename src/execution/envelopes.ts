@@ -26,7 +26,10 @@ export function syncFailure(code: string, message: string): SyncEnvelope {
 export function syncEnvelope(outcome: CallOutcome): SyncEnvelope {
   if (!outcome.ok) {
     // The sync dialect has no timeout code of its own per call.
-    const code = outcome.code === 'UPSTREAM_TIMEOUT' ? 'UPSTREAM_ERROR' : outcome.code;
+    const code =
+      outcome.code === 'UPSTREAM_TIMEOUT' || outcome.code === 'INVALID_OUTPUT'
+        ? 'UPSTREAM_ERROR'
+        : outcome.code;
     return syncFailure(code, outcome.message);
   }
   const result = outcome.result;
@@ -46,6 +49,7 @@ const ASYNC_CODES: Record<string, { code: string; retryable: boolean }> = {
   SERVER_UNAVAILABLE: { code: 'upstream_error', retryable: true },
   QUEUE_FULL: { code: 'overflow', retryable: true },
   UPSTREAM_TIMEOUT: { code: 'upstream_timeout', retryable: true },
+  INVALID_OUTPUT: { code: 'invalid_output', retryable: false },
   SERVER_NOT_ALLOWED: { code: 'access_denied', retryable: false },
   ACCESS_DENIED: { code: 'access_denied', retryable: false },
   MAX_TOOL_CALLS_EXCEEDED: { code: 'max_tool_calls_exceeded', retryable: false },

@@ -260,6 +260,13 @@ export class UpstreamRegistry extends EventEmitter {
           message: `server '${server}' did not answer ${tool} within ${timeoutMs} ms`,
         };
       }
+      if (/output schema/.test((error as Error).message)) {
+        return {
+          ok: false,
+          code: 'INVALID_OUTPUT',
+          message: `${server}.${tool}: ${(error as Error).message}`,
+        };
+      }
       if (!entry.connection.connected) {
         return {
           ok: false,

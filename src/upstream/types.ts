@@ -18,7 +18,9 @@ export type CallFailureCode =
   | 'UPSTREAM_ERROR'
   | 'SERVER_UNAVAILABLE'
   | 'QUEUE_FULL'
-  | 'UPSTREAM_TIMEOUT';
+  | 'UPSTREAM_TIMEOUT'
+  /** The result broke the tool's own output schema (the SDK client checks it). */
+  | 'INVALID_OUTPUT';
 
 /** A call either reached the tool (even one answering isError) or failed with a code. */
 export type CallOutcome =
