@@ -10,7 +10,7 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller, Runtime } from '../execution/index.ts';
-import { createMcpServer } from '../mcp/index.ts';
+import { createMcpServer, toAuthInfo } from '../mcp/index.ts';
 import type { Logger } from '../util/logger.ts';
 
 export const SESSION_IDLE_MS = 30 * 60_000;
@@ -27,13 +27,6 @@ const jsonRpcError = (status: number, message: string) =>
     status,
     headers: { 'content-type': 'application/json' },
   });
-
-const authInfo = (caller: Caller, token: string) => ({
-  token,
-  clientId: caller.kind === 'agent' ? caller.name : 'admin',
-  scopes: [],
-  extra: { caller },
-});
 
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
@@ -63,7 +56,7 @@ export class McpSessions {
   /** Handles one Streamable HTTP request. */
   async handle(request: Request, caller: Caller, token: string): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
-    const auth = authInfo(caller, token);
+    const auth = toAuthInfo(caller, token);
     if (id) {
       const session = this.sessions.get(id);
       if (!session)
@@ -124,7 +117,7 @@ export class McpSessions {
       return jsonRpcError(404, `Session not found: ${sessionId}`);
     }
     session.lastSeen = Date.now();
-    await session.transport.handleMessage(message, { authInfo: authInfo(caller, token) });
+    await session.transport.handleMessage(message, { authInfo: toAuthInfo(caller, token) });
     return new Response('Accepted', { status: 202 });
   }
 

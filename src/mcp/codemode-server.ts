@@ -5,16 +5,13 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ADMIN, type Caller, ExecuteRefusal, type Runtime } from '../execution/index.ts';
+import { ExecuteRefusal, type Runtime } from '../execution/index.ts';
+import { callerOf } from './caller.ts';
 import { EXECUTE_TOOL, executeTool, toExecuteResult } from './execute-tool.ts';
 
 const SERVER_INFO = { name: 'codemux-codemode', version: '0.1.0' };
 /** Arion's JSON-RPC code for a tool name that is not `execute`. */
 const TOOL_NOT_FOUND = -32002;
-
-function callerOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): Caller {
-  return (extra.authInfo?.extra?.caller as Caller | undefined) ?? ADMIN;
-}
 
 export function createCodeModeServer(runtime: Runtime): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });

@@ -1,4 +1,6 @@
 /** @module The MCP surface. */
+
+export { callerOf, toAuthInfo } from './caller.ts';
 export {
   CODE_EXECUTION_INPUT_SCHEMA,
   CODE_EXECUTION_TOOL,

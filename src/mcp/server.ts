@@ -6,7 +6,8 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ADMIN, type Caller, type Runtime } from '../execution/index.ts';
+import type { Caller, Runtime } from '../execution/index.ts';
+import { callerOf } from './caller.ts';
 import {
   CODE_EXECUTION_TOOL,
   codeExecutionTool,
@@ -26,11 +27,6 @@ export function visibleServers(runtime: Runtime, caller: Caller): ServerSummary[
       (s) => s.state !== 'disabled' && s.state !== 'quarantined' && (!scope || scope.has(s.name)),
     )
     .map((s) => ({ name: s.name, tools: runtime.registry.tools(s.name) }));
-}
-
-/** Reads the caller a transport attached to the request (HTTP auth), else the administrator (stdio). */
-function callerOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): Caller {
-  return (extra.authInfo?.extra?.caller as Caller | undefined) ?? ADMIN;
 }
 
 /** A new MCP server bound to `runtime`; connect it to any SDK server transport. */
