@@ -24,7 +24,8 @@ const stocks = new Map<number, Instance[]>();
 /** Takers waiting for the next prepared instance. */
 const waiting: Array<() => void> = [];
 let current = init.memoryLimitBytes;
-let filling: Promise<void> | undefined;
+/** True while a refill runs (there is one at a time). */
+let refilling = false;
 
 function send(message: WorkerToHost): void {
   port.postMessage(message);
@@ -42,7 +43,9 @@ function use(cap: number): Instance[] {
 
 /** Tops up the stock of the cap used last; one fill at a time. */
 function refill(): void {
-  filling ??= (async () => {
+  if (refilling) return;
+  refilling = true;
+  void (async () => {
     for (;;) {
       const cap = current;
       const stock = use(cap);
@@ -53,7 +56,7 @@ function refill(): void {
       for (const wake of waiting.splice(0)) wake();
     }
   })().finally(() => {
-    filling = undefined;
+    refilling = false;
   });
 }
 
