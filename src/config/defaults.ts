@@ -35,9 +35,6 @@ export const MAX_SOURCE_BYTES = 262_144;
 export const MAX_LOG_LINES = 128;
 export const MAX_LOG_LINE_BYTES = 4096;
 
-/** call_tools(): elements per batch. */
-export const MAX_BATCH_SIZE = 100;
-
 /** How long a connect (spawn + initialize + tools/list) may take before the server counts as failed. */
 export const UPSTREAM_CONNECT_TIMEOUT_MS = 30_000;
 

@@ -59,10 +59,6 @@ export class HttpGateway {
     });
   }
 
-  get sessionCount(): number {
-    return this.sessions.size + this.codeModeSessions.size;
-  }
-
   /** Closes MCP sessions, then the listener and its connections; idempotent. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {

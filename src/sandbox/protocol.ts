@@ -4,6 +4,10 @@
  */
 import type { MessagePort } from 'node:worker_threads';
 
+/** call_tools(): most elements per batch, and the range of a batch's max_parallel. */
+export const MAX_BATCH_SIZE = 100;
+export const BATCH_PARALLEL_RANGE = { min: 1, max: 32 } as const;
+
 /** Limits the worker enforces itself for one execution. */
 export interface JobLimits {
   /** Epoch milliseconds after which the guest is interrupted. */

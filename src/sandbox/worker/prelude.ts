@@ -7,6 +7,8 @@
  * JSON, is compiled on demand (SERIALIZER_SOURCE).
  */
 
+import { BATCH_PARALLEL_RANGE, MAX_BATCH_SIZE } from '../protocol.ts';
+
 /** Name of the temporary global holding the host functions while the prelude runs. */
 export const HOST_GLOBAL = '__codemux_host__';
 
@@ -51,8 +53,8 @@ var p = 'call_tools: ';
 if (!isArray(requests)) return p + 'requests must be an array of {server, tool, args}';
 if (options !== undefined && !isObj(options)) return p + 'options must be an object';
 var mp = options === undefined ? undefined : options.max_parallel;
-if (mp !== undefined && !(isInteger(mp) && mp >= 1 && mp <= 32)) return p + 'options.max_parallel must be an integer from 1 to 32';
-if (requests.length > 100) return p + 'the batch has ' + requests.length + ' elements; at most 100 are allowed';
+if (mp !== undefined && !(isInteger(mp) && mp >= ${BATCH_PARALLEL_RANGE.min} && mp <= ${BATCH_PARALLEL_RANGE.max})) return p + 'options.max_parallel must be an integer from ${BATCH_PARALLEL_RANGE.min} to ${BATCH_PARALLEL_RANGE.max}';
+if (requests.length > ${MAX_BATCH_SIZE}) return p + 'the batch has ' + requests.length + ' elements; at most ${MAX_BATCH_SIZE} are allowed';
 for (var i = 0; i < requests.length; i++) {
 var e = p + 'element ' + i + ': ';
 if (!hasOwn(requests, i)) return e + 'is a hole in a sparse array';
