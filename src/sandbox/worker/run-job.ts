@@ -3,7 +3,11 @@
  * top-level await, drives the guest's promise to the end while serving host replies, and
  * turns whatever happened into a JobOutcome. Never throws.
  */
-import type { QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten-core';
+import type {
+  DisposableResult,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+} from 'quickjs-emscripten-core';
 import type { CallReply, GuestError, JobOutcome, JobSpec, LogLevel } from '../protocol.ts';
 import type { HostLink } from './host-link.ts';
 import { type Instance, memoryExhausted } from './instance.ts';
@@ -27,6 +31,16 @@ interface Described {
 }
 
 class Aborted extends Error {}
+
+/** The guest threw inside a hook the worker called (a getter met by the serializer, say). */
+class GuestThrew extends Error {
+  constructor(readonly handle: QuickJSHandle) {
+    super('the guest threw');
+  }
+}
+
+/** QuickJS's own out-of-memory errors ("out of memory", "out of memory in regexp execution"). */
+const OUT_OF_MEMORY = /^out of memory\b/;
 
 /** Position of the first frame in the program's own file (not the prelude's) in a QuickJS stack. */
 function topFrame(stack: string, filename: string): { line: number; column: number } | undefined {
@@ -174,9 +188,15 @@ export class JobRun {
       this.aborted !== undefined || this.timedOut || this.computeExceeded();
   }
 
+  /** The value, or GuestThrew carrying the guest's exception so it is classified, not lost. */
+  private unwrap(result: DisposableResult<QuickJSHandle, QuickJSHandle>): QuickJSHandle {
+    if (result.error) throw new GuestThrew(result.error);
+    return result.value;
+  }
+
   private callHook(name: keyof Instance['hooks'], ...args: QuickJSHandle[]): QuickJSHandle {
     const { context, hooks } = this.instance;
-    return context.unwrapResult(context.callFunction(hooks[name], context.undefined, ...args));
+    return this.unwrap(context.callFunction(hooks[name], context.undefined, ...args));
   }
 
   /** Reads a guest exception; undefined when even that fails (out of memory, a hostile getter). */
@@ -228,7 +248,7 @@ export class JobRun {
         ? this.memoryError()
         : { code: 'EXECUTION_FAILED', message: 'The program failed with an unreadable error' };
     }
-    if (d.isError && d.name === 'InternalError' && d.message === 'out of memory') {
+    if (d.isError && d.name === 'InternalError' && OUT_OF_MEMORY.test(d.message)) {
       return this.memoryError();
     }
     if (
@@ -269,9 +289,10 @@ export class JobRun {
       if (Buffer.byteLength(json) > this.job.limits.maxOutputBytes) return this.tooLarge();
       return { ok: true, valueJson: json };
     }
-    const serializer = context.unwrapResult(context.evalCode(SERIALIZER_SOURCE, '<serializer>'));
+    const serializer = this.unwrap(context.evalCode(SERIALIZER_SOURCE, '<serializer>'));
     const maxChars = context.newNumber(this.job.limits.maxOutputBytes);
-    const result = context.unwrapResult(
+    // A getter or toJSON met on the way may throw (or overflow the stack): a guest error.
+    const result = this.unwrap(
       context.callFunction(serializer, context.undefined, value, maxChars),
     );
     serializer.dispose();
@@ -389,6 +410,13 @@ export class JobRun {
     } catch (error) {
       if (error instanceof Aborted)
         return { ok: false, error: this.classify(context.undefined, 'run') };
+      if (error instanceof GuestThrew) {
+        try {
+          return { ok: false, error: this.classify(error.handle, 'run') };
+        } finally {
+          error.handle.dispose();
+        }
+      }
       return { ok: false, error: this.hostFault(error) };
     }
   }
