@@ -1,12 +1,12 @@
 /**
- * @module The host side of one execution's tool calls: budget (with the runaway rule),
- * allowed servers and quarantine, checked in input order before dispatch; parallel
- * batches; cancellation of everything in flight when the execution ends.
+ * @module The host side of one execution's tool calls: the shape of what the guest sent
+ * (judged again here), budget (with the runaway rule), allowed servers and quarantine,
+ * checked in input order before dispatch; parallel batches; the trace in submission order;
+ * cancellation of everything in flight when the execution ends.
  */
 import type { Catalog } from '../catalog/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type {
-  BatchRequest,
   BridgeReply,
   CallDialect,
   CallRequest,
@@ -15,6 +15,7 @@ import type {
 } from '../sandbox/index.ts';
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { batchShape, callShape } from './call-shape.ts';
 import { asyncEnvelope, asyncFailure, syncEnvelope, syncFailure } from './envelopes.ts';
 import { inputProblem } from './input-validator.ts';
 import type { ToolCallRecord } from './types.ts';
@@ -36,12 +37,20 @@ export interface GateOptions {
 
 type Refusal = { code: string; message: string };
 
+/** Fills a reserved trace entry once: with the error code, or none for success. */
+type Finish = (started: number, code?: string) => void;
+
+/** Code of a trace entry whose call was still in flight when the execution ended. */
+export const CANCELLED = 'CANCELLED';
+
 export class CallGate implements JobBridge {
   readonly toolCalls: ToolCallRecord[] = [];
   readonly logs: string[] = [];
   private used = 0;
   private refusedOnce = false;
   private readonly inFlight = new Set<AbortController>();
+  /** Trace entries reserved but not yet filled, with when they were reserved. */
+  private readonly unfinished = new Map<ToolCallRecord, number>();
   private closed = false;
   private readonly asyncSlots: ConcurrencyLimiter;
 
@@ -88,14 +97,25 @@ export class CallGate implements JobBridge {
     return undefined;
   }
 
-  private record(request: CallRequest, started: number, code?: string): void {
-    this.toolCalls.push({
+  /**
+   * Takes the call's place in the trace now, in the order the program made its calls, and
+   * returns how to fill it when the call finishes (calls finish in any order).
+   */
+  private reserve(request: CallRequest): Finish {
+    const entry: ToolCallRecord = {
       server: request.server,
       tool: request.tool,
-      ok: code === undefined,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      ...(code ? { code } : {}),
-    });
+      ok: false,
+      duration_ms: 0,
+    };
+    this.toolCalls.push(entry);
+    this.unfinished.set(entry, performance.now());
+    return (started, code) => {
+      if (!this.unfinished.delete(entry)) return;
+      entry.ok = code === undefined;
+      entry.duration_ms = Math.round((performance.now() - started) * 100) / 100;
+      if (code) entry.code = code;
+    };
   }
 
   /**
@@ -148,14 +168,27 @@ export class CallGate implements JobBridge {
 
   async call(requestJson: string, dialect: CallDialect): Promise<BridgeReply> {
     if (dialect === 'catalog') return this.catalogCall(requestJson);
-    const request = JSON.parse(requestJson) as CallRequest;
+    const shape = callShape(requestJson, dialect === 'sync' ? 'call_tool' : 'tools');
+    if (!shape.ok) {
+      return {
+        envelope:
+          dialect === 'sync'
+            ? syncFailure('INVALID_ARGS', shape.message)
+            : {
+                ok: false,
+                error: { code: 'invalid_input', message: shape.message, retryable: false },
+              },
+      };
+    }
+    const request = shape.value;
     const started = performance.now();
     const verdict = this.judge(request);
     if (verdict === 'fatal') return this.fatal();
     if (verdict?.overBudget) this.refusedOnce = true;
+    const finish = this.reserve(request);
     const refusal = verdict?.refusal;
     if (refusal) {
-      this.record(request, started, refusal.code);
+      finish(started, refusal.code);
       return {
         envelope:
           dialect === 'sync'
@@ -165,12 +198,12 @@ export class CallGate implements JobBridge {
     }
     if (dialect === 'sync') {
       const envelope = syncEnvelope(await this.dispatch(request));
-      this.record(request, started, envelope.ok ? undefined : envelope.error.code);
+      finish(started, envelope.ok ? undefined : envelope.error.code);
       return { envelope };
     }
     const problem = this.schemaProblem(request);
     if (problem) {
-      this.record(request, started, 'invalid_input');
+      finish(started, 'invalid_input');
       return {
         envelope: {
           ok: false,
@@ -189,7 +222,7 @@ export class CallGate implements JobBridge {
         outcome,
         this.options.maxOutputBytes ?? this.options.config.codeExecution.maxOutputBytes,
       );
-      this.record(request, started, envelope.ok ? undefined : envelope.error.code);
+      finish(started, envelope.ok ? undefined : envelope.error.code);
       return { envelope };
     } finally {
       release?.();
@@ -197,22 +230,25 @@ export class CallGate implements JobBridge {
   }
 
   async batch(batchJson: string): Promise<BridgeReply> {
-    const batch = JSON.parse(batchJson) as BatchRequest;
+    // The limits hold on what was sent, whatever the guest's check saw.
+    const shape = batchShape(batchJson);
+    if (!shape.ok) return { envelope: syncFailure('INVALID_ARGS', shape.message) };
+    const batch = shape.value;
     const started = performance.now();
     const slots: unknown[] = new Array(batch.requests.length);
-    const toSend: number[] = [];
+    const toSend: Array<{ i: number; finish: Finish }> = [];
     let overBudget = false;
     // Every element is judged in input order before anything is dispatched.
     for (let i = 0; i < batch.requests.length; i++) {
-      const request = batch.requests[i]!;
-      const verdict = this.judge(request);
+      const verdict = this.judge(batch.requests[i]!);
       if (verdict === 'fatal') return this.fatal();
+      const finish = this.reserve(batch.requests[i]!);
       if (verdict) {
         overBudget ||= verdict.overBudget;
         slots[i] = syncFailure(verdict.refusal.code, verdict.refusal.message);
-        this.record(request, started, verdict.refusal.code);
+        finish(started, verdict.refusal.code);
       } else {
-        toSend.push(i);
+        toSend.push({ i, finish });
       }
     }
     // The whole over-budget batch counts as one refused attempt.
@@ -221,12 +257,11 @@ export class CallGate implements JobBridge {
     let next = 0;
     const lane = async () => {
       while (next < toSend.length) {
-        const i = toSend[next++]!;
-        const request = batch.requests[i]!;
+        const { i, finish } = toSend[next++]!;
         const callStarted = performance.now();
-        const envelope = syncEnvelope(await this.dispatch(request));
+        const envelope = syncEnvelope(await this.dispatch(batch.requests[i]!));
         slots[i] = envelope;
-        this.record(request, callStarted, envelope.ok ? undefined : envelope.error.code);
+        finish(callStarted, envelope.ok ? undefined : envelope.error.code);
       }
     };
     await Promise.all(Array.from({ length: Math.min(parallel, toSend.length) }, lane));
@@ -238,9 +273,18 @@ export class CallGate implements JobBridge {
     this.options.logger.debug({ level }, `guest console: ${line}`);
   }
 
-  /** Cancels every call still in flight (MCP notifications/cancelled); idempotent. */
+  /**
+   * Cancels every call still in flight (MCP notifications/cancelled); their trace entries
+   * are closed as CANCELLED, so the trace no longer changes. Idempotent.
+   */
   close(): void {
     this.closed = true;
+    const now = performance.now();
+    for (const [entry, reserved] of this.unfinished) {
+      entry.duration_ms = Math.round((now - reserved) * 100) / 100;
+      entry.code = CANCELLED;
+    }
+    this.unfinished.clear();
     for (const controller of this.inFlight) controller.abort();
     this.inFlight.clear();
     this.asyncSlots.drain();

@@ -10,6 +10,7 @@ export type {
   JobSpec,
   LogLevel,
 } from './protocol.ts';
+export { BATCH_PARALLEL_RANGE, MAX_BATCH_SIZE } from './protocol.ts';
 export { type Language, type PreparedSource, prepareSource } from './source/prepare-source.ts';
 export type { Position } from './source/text-positions.ts';
 export { stripFunctionBody } from './source/transpile.ts';
