@@ -25,6 +25,11 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 1_048_576;
 export const MIN_MAX_OUTPUT_BYTES = 1024;
 export const MAX_MAX_OUTPUT_BYTES = 104_857_600;
 
+/** code_execution: host calls (tool, catalog and log calls) one run may make; the next ends it. */
+export const DEFAULT_MAX_HOST_CALLS = 10_000;
+export const MIN_MAX_HOST_CALLS = 1;
+export const MAX_MAX_HOST_CALLS = 1_000_000;
+
 export const MAX_CONCURRENT_REQUESTS_LIMIT = 10_000;
 export const MAX_QUEUE_SIZE = 100_000;
 

@@ -18,6 +18,7 @@ describe('resolveConfig', () => {
       maxParallel: 8,
       memoryLimitMb: 128,
       maxOutputBytes: 1048576,
+      maxHostCalls: 10000,
     });
   });
 
@@ -57,6 +58,13 @@ describe('resolveConfig', () => {
     [{ code_execution_memory_limit_mb: 4096 }, 'code_execution_memory_limit_mb', 'from 1 to 2048'],
     [{ code_execution_max_tool_calls: -1 }, 'code_execution_max_tool_calls', 'integer'],
     [{ code_execution_max_output_bytes: 10 }, 'code_execution_max_output_bytes', 'from 1024'],
+    [{ code_execution_max_host_calls: 0 }, 'code_execution_max_host_calls', 'from 1 to 1000000'],
+    [
+      { code_execution_max_host_calls: 1_000_001 },
+      'code_execution_max_host_calls',
+      'from 1 to 1000000',
+    ],
+    [{ code_execution_max_host_calls: 2.5 }, 'code_execution_max_host_calls', 'from 1 to 1000000'],
     [{ enable_code_execution: 'yes' }, 'enable_code_execution', 'true or false'],
     [{ mcpServers: 5 }, 'mcpServers', 'array of servers'],
     [{ mcpServers: [{ command: 'x' }] }, 'mcpServers[0].name', 'required'],

@@ -7,6 +7,7 @@ import {
   DEFAULT_CODE_EXECUTION_TIMEOUT_MS,
   DEFAULT_DESCRIPTION_BUDGET_TOKENS,
   DEFAULT_LISTEN,
+  DEFAULT_MAX_HOST_CALLS,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_PARALLEL,
   DEFAULT_MAX_TOOL_CALLS,
@@ -156,6 +157,7 @@ export function resolveConfig(
       maxParallel: user.code_execution_max_parallel ?? DEFAULT_MAX_PARALLEL,
       memoryLimitMb: user.code_execution_memory_limit_mb ?? DEFAULT_MEMORY_LIMIT_MB,
       maxOutputBytes: user.code_execution_max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      maxHostCalls: user.code_execution_max_host_calls ?? DEFAULT_MAX_HOST_CALLS,
     },
     codeMode: {
       executionTimeoutMs:

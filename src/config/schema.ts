@@ -4,6 +4,7 @@ import {
   MAX_CODE_MODE_MEMORY_BYTES,
   MAX_CONCURRENT_REQUESTS_LIMIT,
   MAX_DESCRIPTION_BUDGET_TOKENS,
+  MAX_MAX_HOST_CALLS,
   MAX_MAX_OUTPUT_BYTES,
   MAX_MAX_PARALLEL,
   MAX_MEMORY_LIMIT_MB,
@@ -11,6 +12,7 @@ import {
   MAX_QUEUE_SIZE,
   MAX_SEARCH_RESULTS,
   MAX_TIMEOUT_MS,
+  MIN_MAX_HOST_CALLS,
   MIN_MAX_OUTPUT_BYTES,
   MIN_MAX_PARALLEL,
   MIN_MEMORY_LIMIT_MB,
@@ -88,6 +90,7 @@ export const userConfigSchema = z.object({
   code_execution_max_parallel: intIn(MIN_MAX_PARALLEL, MAX_MAX_PARALLEL).optional(),
   code_execution_memory_limit_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
   code_execution_max_output_bytes: intIn(MIN_MAX_OUTPUT_BYTES, MAX_MAX_OUTPUT_BYTES).optional(),
+  code_execution_max_host_calls: intIn(MIN_MAX_HOST_CALLS, MAX_MAX_HOST_CALLS).optional(),
   toolkits: z
     .array(
       z.object({

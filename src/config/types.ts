@@ -32,6 +32,8 @@ export interface CodeExecutionConfig {
   maxParallel: number;
   memoryLimitMb: number;
   maxOutputBytes: number;
+  /** Tool, catalog and log calls one run may make; the next one ends it (RESOURCE_LIMIT_EXCEEDED). */
+  maxHostCalls: number;
 }
 
 /** The execute tool's limits (code mode). */

@@ -16,6 +16,7 @@ import { type GuestError, type SandboxExecutor, stripFunctionBody } from '../san
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { CallGate } from './call-gate.ts';
+import { cutText } from './fit-output.ts';
 import { mapGuestError } from './map-positions.ts';
 import { ADMIN, type Caller } from './types.ts';
 
@@ -222,7 +223,10 @@ export class ExecuteService {
         column: p.column,
       });
       const mapped = mapGuestError(outcome.error, FILENAME, shift);
-      return fail(toDiagnostic(outcome.error, mapped), gate.logs, toolCalls);
+      return this.fit(
+        fail(toDiagnostic(outcome.error, mapped), gate.logs, toolCalls).result,
+        limits.maxOutputBytes,
+      );
     }
     return this.fit(
       {
@@ -237,10 +241,32 @@ export class ExecuteService {
     );
   }
 
-  /** Keeps `result` and drops trace entries, then logs, from the end until the whole fits. */
+  /**
+   * Keeps `result` and drops trace entries, then logs, from the end until the whole fits.
+   * A failure's message (guest-controlled: a thrown 5 MB string) is first cut to at most
+   * half of the room, more when the trace and logs need less.
+   */
   private fit(result: ExecuteResult, maxBytes: number): ExecuteOutcome {
     if (bytes(result) <= maxBytes) return { result };
     const trimmed = { ...result, toolCalls: [...result.toolCalls], logs: [...result.logs] };
+    const d = result.error;
+    if (d) {
+      const blank = { ...d, message: '' };
+      const frame = bytes({
+        ...trimmed,
+        error: blank,
+        diagnostics: [blank],
+        logs: [],
+        toolCalls: [],
+      });
+      const room = Math.max(0, maxBytes - frame);
+      const rest = bytes(result.logs) + bytes(result.toolCalls) - 4;
+      // The message is in the answer twice: as `error` and as `diagnostics[0]`.
+      const share = Math.floor(Math.max(room - rest, room / 2) / 2);
+      const cut = { ...d, message: cutText(d.message, share) };
+      trimmed.error = cut;
+      trimmed.diagnostics = [cut];
+    }
     let toolCallsOmitted = 0;
     let logsOmitted = 0;
     while (bytes(trimmed) > maxBytes && trimmed.toolCalls.length > 0) {

@@ -11,6 +11,7 @@ import { resolveScript, scriptsDir } from '../scripts/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { CallGate } from './call-gate.ts';
+import { fitEnvelope } from './fit-output.ts';
 import { mapGuestError } from './map-positions.ts';
 import {
   ADMIN,
@@ -130,17 +131,25 @@ export class ExecutionService {
           maxOutputBytes: settings.maxOutputBytes,
           maxLogLines: MAX_LOG_LINES,
           maxLogLineBytes: MAX_LOG_LINE_BYTES,
+          maxHostCalls: settings.maxHostCalls,
         },
       },
       gate,
     );
     gate.close();
     const logs = gate.logs.length > 0 ? { logs: gate.logs } : {};
-    const envelope: Envelope = outcome.ok
-      ? { ok: true, value: JSON.parse(outcome.valueJson), ...logs }
-      : { ok: false, error: mapGuestError(outcome.error, filename, prepared.toOriginal), ...logs };
+    let envelope: Envelope;
+    if (outcome.ok) {
+      envelope = { ok: true, value: JSON.parse(outcome.valueJson), ...logs };
+    } else {
+      const error = mapGuestError(outcome.error, filename, prepared.toOriginal);
+      if (error.code === 'RESOURCE_LIMIT_EXCEEDED') {
+        error.message += ' (code_execution_max_host_calls)';
+      }
+      envelope = { ok: false, error, ...logs };
+    }
     return {
-      envelope,
+      envelope: fitEnvelope(envelope, settings.maxOutputBytes),
       toolCalls: gate.toolCalls,
       stats: { duration_ms: elapsed(started), tool_calls: gate.callCount },
     };
