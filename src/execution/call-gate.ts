@@ -4,6 +4,7 @@
  * batches; cancellation of everything in flight when the execution ends.
  */
 import type { Catalog } from '../catalog/index.ts';
+import { MAX_BATCH_RESULTS_BYTES } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type {
   BatchRequest,
@@ -15,7 +16,13 @@ import type {
 } from '../sandbox/index.ts';
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import { asyncEnvelope, asyncFailure, syncEnvelope, syncFailure } from './envelopes.ts';
+import {
+  asyncEnvelope,
+  asyncFailure,
+  boundedOutcome,
+  syncEnvelope,
+  syncFailure,
+} from './envelopes.ts';
 import { inputProblem } from './input-validator.ts';
 import type { ToolCallRecord } from './types.ts';
 
@@ -49,6 +56,22 @@ export class CallGate implements JobBridge {
     this.asyncSlots = new ConcurrencyLimiter(
       options.maxConcurrentToolCalls ?? options.config.codeExecution.maxParallel,
       Number.MAX_SAFE_INTEGER,
+    );
+  }
+
+  /** The most one result may bring into the sandbox, in JSON bytes. */
+  private get maxResultBytes(): number {
+    return this.options.maxOutputBytes ?? this.options.config.codeExecution.maxOutputBytes;
+  }
+
+  /** A sync call's outcome with its result bounded by maxResultBytes. */
+  private async dispatchBounded(
+    request: CallRequest,
+  ): Promise<{ outcome: CallOutcome; bytes: number }> {
+    return boundedOutcome(
+      await this.dispatch(request),
+      this.maxResultBytes,
+      `${request.server}.${request.tool}`,
     );
   }
 
@@ -88,12 +111,12 @@ export class CallGate implements JobBridge {
     return undefined;
   }
 
-  private record(request: CallRequest, started: number, code?: string): void {
+  private record(request: CallRequest, started: number, code?: string, ended?: number): void {
     this.toolCalls.push({
       server: request.server,
       tool: request.tool,
       ok: code === undefined,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      duration_ms: Math.round(((ended ?? performance.now()) - started) * 100) / 100,
       ...(code ? { code } : {}),
     });
   }
@@ -164,7 +187,7 @@ export class CallGate implements JobBridge {
       };
     }
     if (dialect === 'sync') {
-      const envelope = syncEnvelope(await this.dispatch(request));
+      const envelope = syncEnvelope((await this.dispatchBounded(request)).outcome);
       this.record(request, started, envelope.ok ? undefined : envelope.error.code);
       return { envelope };
     }
@@ -184,11 +207,8 @@ export class CallGate implements JobBridge {
     }
     const release = await this.asyncSlots.acquire();
     try {
-      const outcome = await this.dispatch(request);
-      const envelope = asyncEnvelope(
-        outcome,
-        this.options.maxOutputBytes ?? this.options.config.codeExecution.maxOutputBytes,
-      );
+      const { outcome } = await this.dispatchBounded(request);
+      const envelope = asyncEnvelope(outcome, this.maxResultBytes);
       this.record(request, started, envelope.ok ? undefined : envelope.error.code);
       return { envelope };
     } finally {
@@ -218,18 +238,39 @@ export class CallGate implements JobBridge {
     // The whole over-budget batch counts as one refused attempt.
     if (overBudget) this.refusedOnce = true;
     const parallel = batch.max_parallel ?? this.options.config.codeExecution.maxParallel;
+    type Done = { outcome: CallOutcome; bytes: number; started: number; ended: number };
+    const outcomes = new Map<number, Done>();
     let next = 0;
     const lane = async () => {
       while (next < toSend.length) {
         const i = toSend[next++]!;
-        const request = batch.requests[i]!;
-        const callStarted = performance.now();
-        const envelope = syncEnvelope(await this.dispatch(request));
-        slots[i] = envelope;
-        this.record(request, callStarted, envelope.ok ? undefined : envelope.error.code);
+        const started = performance.now();
+        const bounded = await this.dispatchBounded(batch.requests[i]!);
+        outcomes.set(i, { ...bounded, started, ended: performance.now() });
       }
     };
     await Promise.all(Array.from({ length: Math.min(parallel, toSend.length) }, lane));
+    // The batch as a whole is bounded too; results past the bound fail, in input order.
+    const maxTotal = Math.max(MAX_BATCH_RESULTS_BYTES, this.maxResultBytes);
+    let total = 0;
+    for (const i of toSend) {
+      const request = batch.requests[i]!;
+      const done = outcomes.get(i)!;
+      let outcome = done.outcome;
+      const bytes = done.bytes;
+      total += bytes;
+      if (total > maxTotal) {
+        total -= bytes;
+        outcome = {
+          ok: false,
+          code: 'RESULT_TOO_LARGE',
+          message: `${request.server}.${request.tool}: result too large (the batch's results together exceed ${maxTotal} bytes)`,
+        };
+      }
+      const envelope = syncEnvelope(outcome);
+      slots[i] = envelope;
+      this.record(request, done.started, envelope.ok ? undefined : envelope.error.code, done.ended);
+    }
     return { envelope: slots };
   }
 
