@@ -20,6 +20,24 @@ export interface RefusedData {
   message: string;
 }
 
+/** The only notifications the gateway's client acts on; it never asks for progress. */
+const HANDLED_NOTIFICATIONS = new Set([
+  'notifications/tools/list_changed',
+  'notifications/cancelled',
+]);
+
+/** A notification the gateway never acts on (logging, progress, resources...): dropped unread. */
+export function isIgnoredNotification(message: unknown): boolean {
+  const m = message as { method?: unknown; id?: unknown } | null;
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    typeof m.method === 'string' &&
+    m.id === undefined &&
+    !HANDLED_NOTIFICATIONS.has(m.method)
+  );
+}
+
 export class GuardedTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -55,6 +73,7 @@ export class GuardedTransport implements Transport {
   }
 
   private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    if (isIgnoredNotification(message)) return;
     const m = message as { id?: unknown; method?: unknown; result?: unknown; params?: unknown };
     const verdict = measureJson(
       m.result ?? m.params ?? message,

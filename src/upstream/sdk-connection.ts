@@ -6,6 +6,7 @@ import { MAX_UPSTREAM_MESSAGE_BYTES, UPSTREAM_CONNECT_TIMEOUT_MS } from '../conf
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { GuardedTransport } from './guarded-transport.ts';
+import { LineReader, useLineReader } from './line-reader.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
 import { StderrTail } from './stderr-tail.ts';
 import type { CallOptions, ToolInfo, UpstreamConnection } from './types.ts';
@@ -61,6 +62,9 @@ export class SdkConnection implements UpstreamConnection {
       // A longer line closes the connection (the SDK's rule); shorter ones are judged per call.
       maxBufferSize: MAX_UPSTREAM_MESSAGE_BYTES,
     });
+    const reader = new LineReader(MAX_UPSTREAM_MESSAGE_BYTES, sdk.JSONRPCMessageSchema);
+    if (!useLineReader(transport, reader))
+      this.logger.warn('the SDK stdio transport changed: using its own line reader');
     this.stderr.attach(transport.stderr as never, (line) =>
       this.logger.debug({ server: s.name }, `stderr: ${line}`),
     );

@@ -14,6 +14,7 @@ const load = () =>
   ]).then(([client, stdio, streamableHttp, sse, types]) => ({
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     CallToolResultSchema: types.CallToolResultSchema,
+    JSONRPCMessageSchema: types.JSONRPCMessageSchema,
     Client: client.Client,
     StdioClientTransport: stdio.StdioClientTransport,
     getDefaultEnvironment: stdio.getDefaultEnvironment,
