@@ -69,3 +69,10 @@ export const CODE_MODE_DEFAULTS = {
 /** Guest CPU per execute run, not counting waits on tool and catalog calls (fixed, as in Arion). */
 export const CODE_MODE_COMPUTE_MS = 5_000;
 export const MAX_CODE_MODE_MEMORY_BYTES = 2048 * 1_048_576;
+
+/** Upstream answers: a result (or any message's params) nested deeper than this is refused. */
+export const MAX_UPSTREAM_RESULT_DEPTH = 1000;
+/** Upstream answers: one JSON-RPC message (a stdio line, an HTTP body or event) larger than this is refused. */
+export const MAX_UPSTREAM_MESSAGE_BYTES = 16 * 1_048_576;
+/** call_tools: the results of one batch together, beside each one's code_execution_max_output_bytes. */
+export const MAX_BATCH_RESULTS_BYTES = 64 * 1_048_576;

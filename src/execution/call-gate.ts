@@ -5,6 +5,7 @@
  * cancellation of everything in flight when the execution ends.
  */
 import type { Catalog } from '../catalog/index.ts';
+import { MAX_BATCH_RESULTS_BYTES } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type {
   BridgeReply,
@@ -16,7 +17,13 @@ import type {
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { batchShape, callShape } from './call-shape.ts';
-import { asyncEnvelope, asyncFailure, syncEnvelope, syncFailure } from './envelopes.ts';
+import {
+  asyncEnvelope,
+  asyncFailure,
+  boundedOutcome,
+  syncEnvelope,
+  syncFailure,
+} from './envelopes.ts';
 import { inputProblem } from './input-validator.ts';
 import type { ToolCallRecord } from './types.ts';
 
@@ -38,7 +45,7 @@ export interface GateOptions {
 type Refusal = { code: string; message: string };
 
 /** Fills a reserved trace entry once: with the error code, or none for success. */
-type Finish = (started: number, code?: string) => void;
+type Finish = (started: number, code?: string, ended?: number) => void;
 
 /** Code of a trace entry whose call was still in flight when the execution ended. */
 export const CANCELLED = 'CANCELLED';
@@ -58,6 +65,22 @@ export class CallGate implements JobBridge {
     this.asyncSlots = new ConcurrencyLimiter(
       options.maxConcurrentToolCalls ?? options.config.codeExecution.maxParallel,
       Number.MAX_SAFE_INTEGER,
+    );
+  }
+
+  /** The most one result may bring into the sandbox, in JSON bytes. */
+  private get maxResultBytes(): number {
+    return this.options.maxOutputBytes ?? this.options.config.codeExecution.maxOutputBytes;
+  }
+
+  /** A call's outcome with its result bounded by maxResultBytes. */
+  private async dispatchBounded(
+    request: CallRequest,
+  ): Promise<{ outcome: CallOutcome; bytes: number }> {
+    return boundedOutcome(
+      await this.dispatch(request),
+      this.maxResultBytes,
+      `${request.server}.${request.tool}`,
     );
   }
 
@@ -110,10 +133,10 @@ export class CallGate implements JobBridge {
     };
     this.toolCalls.push(entry);
     this.unfinished.set(entry, performance.now());
-    return (started, code) => {
+    return (started, code, ended) => {
       if (!this.unfinished.delete(entry)) return;
       entry.ok = code === undefined;
-      entry.duration_ms = Math.round((performance.now() - started) * 100) / 100;
+      entry.duration_ms = Math.round(((ended ?? performance.now()) - started) * 100) / 100;
       if (code) entry.code = code;
     };
   }
@@ -197,7 +220,7 @@ export class CallGate implements JobBridge {
       };
     }
     if (dialect === 'sync') {
-      const envelope = syncEnvelope(await this.dispatch(request));
+      const envelope = syncEnvelope((await this.dispatchBounded(request)).outcome);
       finish(started, envelope.ok ? undefined : envelope.error.code);
       return { envelope };
     }
@@ -217,11 +240,8 @@ export class CallGate implements JobBridge {
     }
     const release = await this.asyncSlots.acquire();
     try {
-      const outcome = await this.dispatch(request);
-      const envelope = asyncEnvelope(
-        outcome,
-        this.options.maxOutputBytes ?? this.options.config.codeExecution.maxOutputBytes,
-      );
+      const { outcome } = await this.dispatchBounded(request);
+      const envelope = asyncEnvelope(outcome, this.maxResultBytes);
       finish(started, envelope.ok ? undefined : envelope.error.code);
       return { envelope };
     } finally {
@@ -254,17 +274,40 @@ export class CallGate implements JobBridge {
     // The whole over-budget batch counts as one refused attempt.
     if (overBudget) this.refusedOnce = true;
     const parallel = batch.max_parallel ?? this.options.config.codeExecution.maxParallel;
+    type Done = { outcome: CallOutcome; bytes: number; started: number; ended: number };
+    const outcomes = new Map<number, Done>();
     let next = 0;
     const lane = async () => {
       while (next < toSend.length) {
-        const { i, finish } = toSend[next++]!;
+        const { i } = toSend[next++]!;
         const callStarted = performance.now();
-        const envelope = syncEnvelope(await this.dispatch(batch.requests[i]!));
-        slots[i] = envelope;
-        finish(callStarted, envelope.ok ? undefined : envelope.error.code);
+        const bounded = await this.dispatchBounded(batch.requests[i]!);
+        outcomes.set(i, { ...bounded, started: callStarted, ended: performance.now() });
       }
     };
     await Promise.all(Array.from({ length: Math.min(parallel, toSend.length) }, lane));
+    // The batch as a whole is bounded too; results past the bound fail, in input order.
+    const maxTotal = Math.max(MAX_BATCH_RESULTS_BYTES, this.maxResultBytes);
+    let total = 0;
+    for (const { i, finish } of toSend) {
+      const request = batch.requests[i]!;
+      const done = outcomes.get(i);
+      // The execution ended before this call could run (close() already closed its entry).
+      if (!done) continue;
+      let outcome = done.outcome;
+      total += done.bytes;
+      if (total > maxTotal) {
+        total -= done.bytes;
+        outcome = {
+          ok: false,
+          code: 'RESULT_TOO_LARGE',
+          message: `${request.server}.${request.tool}: result too large (the batch's results together exceed ${maxTotal} bytes)`,
+        };
+      }
+      const envelope = syncEnvelope(outcome);
+      slots[i] = envelope;
+      finish(done.started, envelope.ok ? undefined : envelope.error.code, done.ended);
+    }
     return { envelope: slots };
   }
 

@@ -1,6 +1,6 @@
 /** @module Upstream outcomes -> the two guest dialects' call envelopes. */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { CallOutcome } from '../upstream/index.ts';
+import { type CallOutcome, sizeVerdict } from '../upstream/index.ts';
 
 export type SyncEnvelope =
   | { ok: true; result: CallToolResult }
@@ -17,19 +17,37 @@ function textOf(result: CallToolResult): string {
     .join('\n');
 }
 
+/**
+ * An upstream result larger than `maxBytes` (as JSON) becomes a RESULT_TOO_LARGE failure
+ * named `label`, so it never crosses into the sandbox; the JSON size is returned too.
+ */
+export function boundedOutcome(
+  outcome: CallOutcome,
+  maxBytes: number,
+  label: string,
+): { outcome: CallOutcome; bytes: number } {
+  if (!outcome.ok) return { outcome, bytes: 0 };
+  const bytes = Buffer.byteLength(JSON.stringify(outcome.result));
+  const verdict = sizeVerdict(bytes, maxBytes);
+  if (verdict.ok) return { outcome, bytes };
+  return {
+    outcome: { ok: false, code: verdict.code, message: `${label}: ${verdict.message}` },
+    bytes: 0,
+  };
+}
+
 /** A refusal or failure in the sync dialect (call_tool / call_tools). */
 export function syncFailure(code: string, message: string): SyncEnvelope {
   return { ok: false, error: { code, message } };
 }
 
+const SYNC_AS_UPSTREAM_ERROR = new Set(['UPSTREAM_TIMEOUT', 'INVALID_OUTPUT', 'RESULT_TOO_LARGE']);
+
 /** call_tool's envelope: an upstream `isError` result is TOOL_ERROR with the result kept. */
 export function syncEnvelope(outcome: CallOutcome): SyncEnvelope {
   if (!outcome.ok) {
-    // The sync dialect has no timeout code of its own per call.
-    const code =
-      outcome.code === 'UPSTREAM_TIMEOUT' || outcome.code === 'INVALID_OUTPUT'
-        ? 'UPSTREAM_ERROR'
-        : outcome.code;
+    // The sync dialect has no timeout, output or size code of its own per call.
+    const code = SYNC_AS_UPSTREAM_ERROR.has(outcome.code) ? 'UPSTREAM_ERROR' : outcome.code;
     return syncFailure(code, outcome.message);
   }
   const result = outcome.result;
@@ -50,6 +68,7 @@ const ASYNC_CODES: Record<string, { code: string; retryable: boolean }> = {
   QUEUE_FULL: { code: 'overflow', retryable: true },
   UPSTREAM_TIMEOUT: { code: 'upstream_timeout', retryable: true },
   INVALID_OUTPUT: { code: 'invalid_output', retryable: false },
+  RESULT_TOO_LARGE: { code: 'result_too_large', retryable: false },
   SERVER_NOT_ALLOWED: { code: 'access_denied', retryable: false },
   ACCESS_DENIED: { code: 'access_denied', retryable: false },
   MAX_TOOL_CALLS_EXCEEDED: { code: 'max_tool_calls_exceeded', retryable: false },

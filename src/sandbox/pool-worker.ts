@@ -180,21 +180,28 @@ export class PoolWorker {
         ? running.bridge.call(message.requestJson, message.dialect)
         : running.bridge.batch(message.batchJson);
     const { execId, callId } = message;
-    pending.then(
-      (answer: BridgeReply) =>
-        this.reply(
+    const failed = (error: unknown) =>
+      this.reply({
+        type: 'fatal',
+        execId,
+        callId,
+        error: { code: 'EXECUTION_FAILED', message: `host call failed: ${String(error)}` },
+      });
+    pending.then((answer: BridgeReply) => {
+      // Encoding can throw (a value too deep or too long for JSON.stringify): that ends this
+      // run, never the process as an unhandled rejection would.
+      let reply: CallReply;
+      try {
+        reply =
           'fatal' in answer
             ? { type: 'fatal', execId, callId, error: answer.fatal }
-            : { type: 'reply', execId, callId, envelopeJson: JSON.stringify(answer.envelope) },
-        ),
-      (error: unknown) =>
-        this.reply({
-          type: 'fatal',
-          execId,
-          callId,
-          error: { code: 'EXECUTION_FAILED', message: `host call failed: ${String(error)}` },
-        }),
-    );
+            : { type: 'reply', execId, callId, envelopeJson: JSON.stringify(answer.envelope) };
+      } catch (error) {
+        failed(error);
+        return;
+      }
+      this.reply(reply);
+    }, failed);
   }
 
   /** Stops the thread at once (frees its CPU); idempotent. */

@@ -1,6 +1,7 @@
 /** @module Upstream MCP servers: the contract, the SDK connection, the registry. */
 export { ConcurrencyLimiter } from './limiter.ts';
 export { type ConnectionFactory, UpstreamRegistry } from './registry.ts';
+export { type BoundsVerdict, measureJson, sizeVerdict } from './result-bounds.ts';
 export { SdkConnection } from './sdk-connection.ts';
 export { preloadSdk } from './sdk-modules.ts';
 export type {

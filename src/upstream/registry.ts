@@ -8,6 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { UPSTREAM_RETRY_AFTER_MS } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { refusalOf } from './guarded-transport.ts';
 import { ConcurrencyLimiter } from './limiter.ts';
 import { SdkConnection } from './sdk-connection.ts';
 import type {
@@ -258,6 +259,14 @@ export class UpstreamRegistry extends EventEmitter {
           ok: false,
           code: 'UPSTREAM_TIMEOUT',
           message: `server '${server}' did not answer ${tool} within ${timeoutMs} ms`,
+        };
+      }
+      const refused = refusalOf(error);
+      if (refused) {
+        return {
+          ok: false,
+          code: refused.codemux_refused,
+          message: `${server}.${tool}: ${refused.message}`,
         };
       }
       if (/output schema/.test((error as Error).message)) {

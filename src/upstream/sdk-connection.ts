@@ -2,9 +2,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { UPSTREAM_CONNECT_TIMEOUT_MS } from '../config/defaults.ts';
+import { MAX_UPSTREAM_MESSAGE_BYTES, UPSTREAM_CONNECT_TIMEOUT_MS } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { GuardedTransport } from './guarded-transport.ts';
+import { LineReader, useLineReader } from './line-reader.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
 import { StderrTail } from './stderr-tail.ts';
 import type { CallOptions, ToolInfo, UpstreamConnection } from './types.ts';
@@ -20,6 +22,7 @@ export class SdkConnection implements UpstreamConnection {
   private starting: Promise<void> | undefined;
   private toolList: ToolInfo[] = [];
   private readonly stderr = new StderrTail();
+  private resultSchema: unknown;
 
   constructor(
     private readonly server: ServerConfig,
@@ -56,7 +59,12 @@ export class SdkConnection implements UpstreamConnection {
       env: { ...getDefaultEnvironment(), ...s.env },
       cwd: s.cwd,
       stderr: 'pipe',
+      // A longer line closes the connection (the SDK's rule); shorter ones are judged per call.
+      maxBufferSize: MAX_UPSTREAM_MESSAGE_BYTES,
     });
+    const reader = new LineReader(MAX_UPSTREAM_MESSAGE_BYTES, sdk.JSONRPCMessageSchema);
+    if (!useLineReader(transport, reader))
+      this.logger.warn('the SDK stdio transport changed: using its own line reader');
     this.stderr.attach(transport.stderr as never, (line) =>
       this.logger.debug({ server: s.name }, `stderr: ${line}`),
     );
@@ -89,9 +97,13 @@ export class SdkConnection implements UpstreamConnection {
         );
       }
     });
+    this.resultSchema ??= rawResultSchema(sdk.CallToolResultSchema);
     const started = Date.now();
+    const transport = new GuardedTransport(this.transport(sdk), (reason) =>
+      this.logger.warn({ server: this.name }, `dropped an upstream message: ${reason}`),
+    );
     try {
-      await client.connect(this.transport(sdk), { timeout: UPSTREAM_CONNECT_TIMEOUT_MS });
+      await client.connect(transport, { timeout: UPSTREAM_CONNECT_TIMEOUT_MS });
       const tools = await this.listTools(client);
       this.toolList = tools;
       this.client = client;
@@ -156,9 +168,25 @@ export class SdkConnection implements UpstreamConnection {
   ): Promise<CallToolResult> {
     const client = this.client;
     if (!client) throw new Error(`server '${this.name}' is not connected`);
-    return (await client.callTool({ name: tool, arguments: args }, undefined, {
+    return (await client.callTool({ name: tool, arguments: args }, this.resultSchema as never, {
       signal: options.signal,
       timeout: options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS,
     })) as CallToolResult;
   }
+}
+
+/**
+ * Checks a result's shape with the SDK's schema but returns the upstream's own object:
+ * zod drops (or turns into a prototype) a `__proto__` key, which must reach the guest as
+ * the plain data key JSON.parse made of it.
+ */
+function rawResultSchema(schema: SdkModules['CallToolResultSchema']) {
+  return {
+    safeParse(data: unknown) {
+      const parsed = schema.safeParse(data);
+      if (!parsed.success) return parsed;
+      const raw = data as CallToolResult;
+      return { success: true, data: Array.isArray(raw.content) ? raw : { ...raw, content: [] } };
+    },
+  };
 }

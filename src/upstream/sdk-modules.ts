@@ -13,6 +13,8 @@ const load = () =>
     import('@modelcontextprotocol/sdk/types.js'),
   ]).then(([client, stdio, streamableHttp, sse, types]) => ({
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+    CallToolResultSchema: types.CallToolResultSchema,
+    JSONRPCMessageSchema: types.JSONRPCMessageSchema,
     Client: client.Client,
     StdioClientTransport: stdio.StdioClientTransport,
     getDefaultEnvironment: stdio.getDefaultEnvironment,

@@ -20,7 +20,9 @@ export type CallFailureCode =
   | 'QUEUE_FULL'
   | 'UPSTREAM_TIMEOUT'
   /** The result broke the tool's own output schema (the SDK client checks it). */
-  | 'INVALID_OUTPUT';
+  | 'INVALID_OUTPUT'
+  /** The result is larger than the gateway accepts from one call (see result-bounds.ts). */
+  | 'RESULT_TOO_LARGE';
 
 /** A call either reached the tool (even one answering isError) or failed with a code. */
 export type CallOutcome =

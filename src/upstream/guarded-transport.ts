@@ -1,0 +1,110 @@
+/**
+ * @module A transport wrapper that measures every message an upstream sends before the SDK
+ * (or anything recursive) touches it: a response over the bounds becomes a JSON-RPC error
+ * for its own request id, so only that call fails; any other message over them is dropped.
+ */
+import type {
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_UPSTREAM_MESSAGE_BYTES, MAX_UPSTREAM_RESULT_DEPTH } from '../config/defaults.ts';
+import { measureJson } from './result-bounds.ts';
+
+/** JSON-RPC error code of a response the gateway refused; `data` says why. */
+export const RESULT_REFUSED_CODE = -32097;
+
+/** The `data` of a refused response, read back by the registry. */
+export interface RefusedData {
+  codemux_refused: 'INVALID_OUTPUT' | 'RESULT_TOO_LARGE';
+  message: string;
+}
+
+/** The only notifications the gateway's client acts on; it never asks for progress. */
+const HANDLED_NOTIFICATIONS = new Set([
+  'notifications/tools/list_changed',
+  'notifications/cancelled',
+]);
+
+/** A notification the gateway never acts on (logging, progress, resources...): dropped unread. */
+export function isIgnoredNotification(message: unknown): boolean {
+  const m = message as { method?: unknown; id?: unknown } | null;
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    typeof m.method === 'string' &&
+    m.id === undefined &&
+    !HANDLED_NOTIFICATIONS.has(m.method)
+  );
+}
+
+export class GuardedTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+
+  constructor(
+    private readonly inner: Transport,
+    private readonly onDropped: (reason: string) => void,
+  ) {
+    inner.onclose = () => this.onclose?.();
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onmessage = (message, extra) => this.receive(message, extra);
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    if (isIgnoredNotification(message)) return;
+    const m = message as { id?: unknown; method?: unknown; result?: unknown; params?: unknown };
+    const verdict = measureJson(
+      m.result ?? m.params ?? message,
+      MAX_UPSTREAM_RESULT_DEPTH,
+      MAX_UPSTREAM_MESSAGE_BYTES,
+    );
+    if (verdict.ok) {
+      this.onmessage?.(message, extra);
+      return;
+    }
+    const isResponse =
+      m.method === undefined && (typeof m.id === 'number' || typeof m.id === 'string');
+    if (!isResponse) {
+      this.onDropped(`${String(m.method ?? 'a message')}: ${verdict.message}`);
+      return;
+    }
+    const data: RefusedData = { codemux_refused: verdict.code, message: verdict.message };
+    this.onmessage?.(
+      {
+        jsonrpc: '2.0',
+        id: m.id as string | number,
+        error: { code: RESULT_REFUSED_CODE, message: verdict.message, data },
+      },
+      extra,
+    );
+  }
+}
+
+/** The refusal carried by an error the SDK raised for a refused response, if it is one. */
+export function refusalOf(error: unknown): RefusedData | undefined {
+  const e = error as { code?: unknown; data?: Partial<RefusedData> };
+  if (e?.code !== RESULT_REFUSED_CODE || typeof e.data?.message !== 'string') return undefined;
+  return e.data as RefusedData;
+}

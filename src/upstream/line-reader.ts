@@ -1,0 +1,65 @@
+/**
+ * @module The stdio transport's line reader, replaced: it joins a long line's chunks once
+ * (the SDK's copies the whole buffer per chunk), and drops notifications the gateway never
+ * handles before the SDK's zod parse, so a flood of 20,000 of them costs a JSON.parse each
+ * instead of stalling the event loop for a second.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { isIgnoredNotification } from './guarded-transport.ts';
+
+const NEWLINE = 0x0a;
+
+interface MessageSchema {
+  parse(value: unknown): unknown;
+}
+
+export class LineReader {
+  private pending = Buffer.alloc(0);
+  private chunks: Buffer[] = [];
+  private length = 0;
+
+  constructor(
+    private readonly maxBytes: number,
+    private readonly schema: MessageSchema,
+  ) {}
+
+  append(chunk: Buffer): void {
+    this.length += chunk.length;
+    if (this.length > this.maxBytes) {
+      this.clear();
+      throw new Error(`ReadBuffer exceeded maximum size of ${this.maxBytes} bytes`);
+    }
+    this.chunks.push(chunk);
+    if (chunk.includes(NEWLINE)) {
+      this.pending = Buffer.concat([this.pending, ...this.chunks]);
+      this.chunks = [];
+    }
+  }
+
+  /** The next message the client should see, or null; throws for a line that is not one. */
+  readMessage(): unknown {
+    for (;;) {
+      const index = this.pending.indexOf(NEWLINE);
+      if (index === -1) return null;
+      const line = this.pending.toString('utf8', 0, index).replace(/\r$/, '');
+      this.pending = this.pending.subarray(index + 1);
+      this.length -= index + 1;
+      const value: unknown = JSON.parse(line);
+      if (!isIgnoredNotification(value)) return this.schema.parse(value);
+    }
+  }
+
+  clear(): void {
+    this.pending = Buffer.alloc(0);
+    this.chunks = [];
+    this.length = 0;
+  }
+}
+
+/** Puts a LineReader in the SDK stdio transport's place (a private field); false if it has none. */
+export function useLineReader(transport: Transport, reader: LineReader): boolean {
+  const target = transport as unknown as { _readBuffer?: unknown };
+  if (typeof target._readBuffer !== 'object' || target._readBuffer === null) return false;
+  target._readBuffer = reader;
+  return true;
+}
