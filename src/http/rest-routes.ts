@@ -10,12 +10,12 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();
 
   api.use('*', async (c, next) => {
-    const credential = authenticate(c, auth, { bearer: false });
+    const credential = authenticate(c, auth);
     if (!credential.ok) {
       return c.json(
         {
           ok: false,
-          error: { code: 'UNAUTHORIZED', message: unauthorizedMessage(credential.reason, false) },
+          error: { code: 'UNAUTHORIZED', message: unauthorizedMessage(credential.reason) },
           request_id: c.get('requestId'),
         },
         401,
