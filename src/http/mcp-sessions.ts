@@ -12,6 +12,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller, Runtime } from '../execution/index.ts';
 import { createMcpServer, toAuthInfo } from '../mcp/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { MemoryEventStore, SSE_RETRY_MS } from './event-store.ts';
 
 export const SESSION_IDLE_MS = 30 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
@@ -36,7 +37,7 @@ export class McpSessions {
   constructor(
     private readonly runtime: Runtime,
     private readonly logger: Logger,
-    private readonly createServer: (runtime: Runtime) => Server = createMcpServer,
+    private readonly createServer: (runtime: Runtime, caller: Caller) => Server = createMcpServer,
     /** Where legacy SSE clients POST their messages. */
     private readonly messagesPath = '/messages',
   ) {
@@ -79,9 +80,12 @@ export class McpSessions {
     if (!messages.some(isInitializeRequest)) {
       return jsonRpcError(400, 'Bad Request: no mcp-session-id; POST initialize first');
     }
-    const server = this.createServer(this.runtime);
+    const server = this.createServer(this.runtime, caller);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // SSE events carry ids and a retry hint, so a client whose stream broke can resume.
+      eventStore: new MemoryEventStore(),
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (sessionId) => {
         this.sessions.set(sessionId, { server, transport, lastSeen: Date.now() });
         this.logger.debug({ session: sessionId }, 'mcp session started');
@@ -96,8 +100,8 @@ export class McpSessions {
   }
 
   /** Opens a legacy SSE stream on `res`; POSTs to `/messages?sessionId=` feed it. */
-  async openSse(res: ServerResponse): Promise<void> {
-    const server = this.createServer(this.runtime);
+  async openSse(res: ServerResponse, caller: Caller): Promise<void> {
+    const server = this.createServer(this.runtime, caller);
     const transport = new SSEServerTransport(this.messagesPath, res);
     this.sessions.set(transport.sessionId, { server, transport, lastSeen: Date.now() });
     transport.onclose = () => this.forget(transport.sessionId);

@@ -10,4 +10,5 @@ export type {
   ServerStatus,
   ToolInfo,
   UpstreamConnection,
+  UpstreamLog,
 } from './types.ts';

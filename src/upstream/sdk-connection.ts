@@ -7,7 +7,7 @@ import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
 import { StderrTail } from './stderr-tail.ts';
-import type { CallOptions, ToolInfo, UpstreamConnection } from './types.ts';
+import type { CallOptions, ToolInfo, UpstreamConnection, UpstreamLog } from './types.ts';
 
 const CLIENT_INFO = { name: 'codemux', version: '0.1.0' };
 /** The SDK's own request timeout when a call has no deadline of its own. */
@@ -16,6 +16,7 @@ const UNBOUNDED_CALL_TIMEOUT_MS = 600_000;
 export class SdkConnection implements UpstreamConnection {
   onClose?: () => void;
   onToolsChanged?: () => void;
+  onLog?: (message: UpstreamLog) => void;
   private client: Client | undefined;
   private starting: Promise<void> | undefined;
   private toolList: ToolInfo[] = [];
@@ -88,6 +89,9 @@ export class SdkConnection implements UpstreamConnection {
           'listing changed tools failed',
         );
       }
+    });
+    client.setNotificationHandler(sdk.LoggingMessageNotificationSchema, async (notification) => {
+      if (this.client === client) this.onLog?.(notification.params);
     });
     const started = Date.now();
     try {

@@ -13,6 +13,7 @@ const load = () =>
     import('@modelcontextprotocol/sdk/types.js'),
   ]).then(([client, stdio, streamableHttp, sse, types]) => ({
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+    LoggingMessageNotificationSchema: types.LoggingMessageNotificationSchema,
     Client: client.Client,
     StdioClientTransport: stdio.StdioClientTransport,
     getDefaultEnvironment: stdio.getDefaultEnvironment,
