@@ -29,6 +29,31 @@ const jsonRpcError = (status: number, message: string) =>
     headers: { 'content-type': 'application/json' },
   });
 
+/** The first protocol version whose clients the SDK sends SSE priming events to. */
+const PRIMING_PROTOCOL_VERSION = '2025-11-25';
+
+/**
+ * Every POST SSE stream starts with a priming event (an id and a retry hint), whatever protocol
+ * version the client names: the SDK primes only 2025-11-25 clients, but any client can resume.
+ */
+function primeEveryStream(transport: WebStandardStreamableHTTPServerTransport): void {
+  type Prime = (
+    controller: unknown,
+    encoder: unknown,
+    streamId: string,
+    version: string,
+  ) => Promise<void>;
+  const target = transport as unknown as { writePrimingEvent: Prime };
+  const original = target.writePrimingEvent.bind(transport);
+  target.writePrimingEvent = (controller, encoder, streamId, version) =>
+    original(
+      controller,
+      encoder,
+      streamId,
+      version < PRIMING_PROTOCOL_VERSION ? PRIMING_PROTOCOL_VERSION : version,
+    );
+}
+
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
@@ -95,6 +120,7 @@ export class McpSessions {
     transport.onclose = () => {
       if (transport.sessionId) this.forget(transport.sessionId);
     };
+    primeEveryStream(transport);
     await server.connect(transport);
     return transport.handleRequest(request, { authInfo: auth, parsedBody: body });
   }

@@ -15,6 +15,7 @@ import {
   type ServerSummary,
   toCallToolResult,
 } from './code-execution-tool.ts';
+import { RECONNECTION_PROBE_TOOL, reconnectionProbe } from './reconnection-probe.ts';
 import { forwardUpstreamLogs } from './upstream-logs.ts';
 
 const SERVER_INFO = { name: 'codemux', version: '0.1.0' };
@@ -45,6 +46,7 @@ export function createMcpServer(runtime: Runtime, caller: Caller = ADMIN): Serve
     return { tools: [tool] };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (request.params.name === RECONNECTION_PROBE_TOOL) return reconnectionProbe(extra);
     if (request.params.name !== CODE_EXECUTION_TOOL) {
       throw new McpError(
         ErrorCode.InvalidParams,
