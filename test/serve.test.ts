@@ -61,12 +61,13 @@ describe('codemux serve', () => {
     expect(out).toMatch(/fixture\s+ready \(\d+ tools\)/);
   });
 
-  it('answers /healthz without a key', async () => {
+  it('answers /healthz without a key, with upstream counts but no names', async () => {
     expect(await (await fetch(`${gateway.url}/healthz`)).json()).toEqual({
       ok: true,
       name: 'codemux',
       version: '0.1.0',
       sessions: expect.any(Number),
+      upstreams: { ready: 2, connecting: 0, failed: 0 },
     });
   });
 

@@ -33,6 +33,17 @@ export const MAX_MAX_HOST_CALLS = 1_000_000;
 export const MAX_CONCURRENT_REQUESTS_LIMIT = 10_000;
 export const MAX_QUEUE_SIZE = 100_000;
 
+/** HTTP request bodies on every route (max_request_bytes): default and range. */
+export const DEFAULT_MAX_REQUEST_BYTES = 4 * 1_048_576;
+export const MIN_MAX_REQUEST_BYTES = 1024;
+export const MAX_MAX_REQUEST_BYTES = 1024 * 1_048_576;
+
+/**
+ * `input` may use at most this share of the sandbox's memory as JSON text: parsed in the guest
+ * it takes several times its text size, and a larger one would end as MEMORY_LIMIT_EXCEEDED.
+ */
+export const INPUT_MEMORY_DIVISOR = 4;
+
 /** Sources (inline or stored) larger than this are refused before anything runs. */
 export const MAX_SOURCE_BYTES = 262_144;
 

@@ -66,6 +66,8 @@ describe('resolveConfig', () => {
     ],
     [{ code_execution_max_host_calls: 2.5 }, 'code_execution_max_host_calls', 'from 1 to 1000000'],
     [{ enable_code_execution: 'yes' }, 'enable_code_execution', 'true or false'],
+    [{ max_request_bytes: 100 }, 'max_request_bytes', 'from 1024 to 1073741824'],
+    [{ max_request_bytes: 1.5 }, 'max_request_bytes', 'integer'],
     [{ mcpServers: 5 }, 'mcpServers', 'array of servers'],
     [{ mcpServers: [{ command: 'x' }] }, 'mcpServers[0].name', 'required'],
     [{ mcpServers: [{ name: 'a b', command: 'x' }] }, 'mcpServers[0].name', '1-64 characters'],
@@ -104,5 +106,20 @@ describe('resolveConfig', () => {
     expect((thrown as ConfigError).field).toBe(field);
     expect((thrown as ConfigError).message).toContain(`"${field}"`);
     expect((thrown as ConfigError).message).toContain(hint);
+  });
+});
+
+describe('listen on a name that merely starts with 127.', () => {
+  it.each([
+    ['127.0.0.1:8080', false],
+    ['localhost:8080', false],
+    ['127.0.0.1.nip.io:8080', true],
+    ['0.0.0.0:8080', true],
+  ])('%s requires MCP auth: %s', (listen, required) => {
+    expect(resolveConfig({ listen }, { baseDir: '/tmp' }).requireMcpAuth).toBe(required);
+  });
+
+  it('defaults max_request_bytes to 4 MiB', () => {
+    expect(resolveConfig({}, { baseDir: '/tmp' }).maxRequestBytes).toBe(4 * 1_048_576);
   });
 });

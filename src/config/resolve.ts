@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_HOST_CALLS,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_PARALLEL,
+  DEFAULT_MAX_REQUEST_BYTES,
   DEFAULT_MAX_TOOL_CALLS,
   DEFAULT_MEMORY_LIMIT_MB,
   DEFAULT_POOL_SIZE,
@@ -122,9 +123,13 @@ function parseListen(listen: string, source: string): { host: string; port: numb
   return { host, port };
 }
 
-/** True for addresses only this machine can reach. */
+/** An IPv4 literal in 127.0.0.0/8: four decimal octets, never a name that merely starts with `127.`. */
+const LOOPBACK_IPV4 =
+  /^127\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)\.(25[0-5]|2[0-4]\d|1?\d?\d)$/;
+
+/** True for addresses only this machine can reach: `localhost`, `::1` and 127.x.y.z literals. */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+  return host === 'localhost' || host === '::1' || LOOPBACK_IPV4.test(host);
 }
 
 /** Validates a parsed config document and applies every default. */
@@ -148,6 +153,7 @@ export function resolveConfig(
     listenPort: listen.port,
     requireMcpAuth: user.require_mcp_auth ?? !isLoopback(listen.host),
     dataDir: path.resolve(options.baseDir, user.data_dir ?? 'data'),
+    maxRequestBytes: user.max_request_bytes ?? DEFAULT_MAX_REQUEST_BYTES,
     apiKey: user.api_key,
     codeExecution: {
       enabled: user.enable_code_execution ?? true,

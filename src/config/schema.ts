@@ -7,6 +7,7 @@ import {
   MAX_MAX_HOST_CALLS,
   MAX_MAX_OUTPUT_BYTES,
   MAX_MAX_PARALLEL,
+  MAX_MAX_REQUEST_BYTES,
   MAX_MEMORY_LIMIT_MB,
   MAX_POOL_SIZE,
   MAX_QUEUE_SIZE,
@@ -15,6 +16,7 @@ import {
   MIN_MAX_HOST_CALLS,
   MIN_MAX_OUTPUT_BYTES,
   MIN_MAX_PARALLEL,
+  MIN_MAX_REQUEST_BYTES,
   MIN_MEMORY_LIMIT_MB,
   MIN_POOL_SIZE,
   MIN_TIMEOUT_MS,
@@ -83,6 +85,7 @@ export const userConfigSchema = z.object({
     .string({ error: 'must be a string' })
     .min(1, { error: 'must not be empty' })
     .optional(),
+  max_request_bytes: intIn(MIN_MAX_REQUEST_BYTES, MAX_MAX_REQUEST_BYTES).optional(),
   enable_code_execution: z.boolean({ error: 'must be true or false' }).optional(),
   code_execution_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   code_execution_max_tool_calls: intIn(0, Number.MAX_SAFE_INTEGER).optional(),

@@ -64,6 +64,8 @@ export interface ResolvedConfig {
   /** /mcp needs a key or token (default: only when listening beyond loopback). */
   requireMcpAuth: boolean;
   dataDir: string;
+  /** The largest HTTP request body on any route (413 beyond it). */
+  maxRequestBytes: number;
   apiKey?: string;
   codeExecution: CodeExecutionConfig;
   codeMode: CodeModeConfig;

@@ -17,6 +17,7 @@ import type {
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { batchShape, callShape } from './call-shape.ts';
+import { messageFor } from './caller-view.ts';
 import {
   asyncEnvelope,
   asyncFailure,
@@ -25,7 +26,7 @@ import {
   syncFailure,
 } from './envelopes.ts';
 import { inputProblem } from './input-validator.ts';
-import type { ToolCallRecord } from './types.ts';
+import { ADMIN, type Caller, type ToolCallRecord } from './types.ts';
 
 export interface GateOptions {
   registry: UpstreamRegistry;
@@ -40,6 +41,8 @@ export interface GateOptions {
   maxConcurrentToolCalls?: number;
   /** Largest single tools.* result (default: code_execution_max_output_bytes). */
   maxOutputBytes?: number;
+  /** Who runs the execution: failures are shown as this caller may see them (default: admin). */
+  caller?: Caller;
 }
 
 type Refusal = { code: string; message: string };
@@ -150,10 +153,13 @@ export class CallGate implements JobBridge {
     if (this.closed) controller.abort();
     this.inFlight.add(controller);
     try {
-      return await this.options.registry.call(request.server, request.tool, request.args, {
+      const outcome = await this.options.registry.call(request.server, request.tool, request.args, {
         signal: controller.signal,
         timeoutMs: Math.max(1, this.options.deadlineMs - Date.now()),
       });
+      return outcome.ok
+        ? outcome
+        : { ...outcome, message: messageFor(outcome.message, this.options.caller ?? ADMIN) };
     } finally {
       this.inFlight.delete(controller);
     }

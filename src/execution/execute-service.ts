@@ -16,6 +16,7 @@ import { type GuestError, type SandboxExecutor, stripFunctionBody } from '../san
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { CallGate } from './call-gate.ts';
+import { featureDisabled, messageFor } from './caller-view.ts';
 import { cutText } from './fit-output.ts';
 import { mapGuestError } from './map-positions.ts';
 import { ADMIN, type Caller } from './types.ts';
@@ -30,6 +31,8 @@ export type DiagnosticKind =
 export interface Diagnostic {
   kind: DiagnosticKind;
   message: string;
+  /** codemux's error code where Arion has no kind of its own (FEATURE_DISABLED). */
+  code?: string;
   line?: number;
   column?: number;
 }
@@ -141,6 +144,25 @@ export class ExecuteService {
   async execute(args: unknown, caller: Caller = ADMIN): Promise<ExecuteOutcome> {
     const { code, timeoutMs } = this.arguments(args);
     const config = this.deps.config();
+    // The feature switch covers execute as it does code_execution.
+    if (!config.codeExecution.enabled) {
+      const refusal = featureDisabled(config, caller);
+      const d: Diagnostic = {
+        kind: 'ExecutionFailure',
+        message: `${refusal.code}: ${refusal.message}`,
+        code: refusal.code,
+      };
+      return {
+        result: {
+          status: 'error',
+          result: null,
+          error: d,
+          diagnostics: [d],
+          logs: [],
+          toolCalls: [],
+        },
+      };
+    }
     const limits = config.codeMode;
     if (this.running >= limits.maxConcurrentExecutions) {
       throw new ExecuteRefusal(-32600, 'Too many Code Mode executions are active');
@@ -191,6 +213,7 @@ export class ExecuteService {
       logger: this.deps.logger,
       maxConcurrentToolCalls: limits.maxConcurrentToolCalls,
       maxOutputBytes: limits.maxOutputBytes,
+      caller,
     });
     const outcome = await this.deps.executor.run(
       {
@@ -223,8 +246,9 @@ export class ExecuteService {
         column: p.column,
       });
       const mapped = mapGuestError(outcome.error, FILENAME, shift);
+      const d = toDiagnostic(outcome.error, mapped);
       return this.fit(
-        fail(toDiagnostic(outcome.error, mapped), gate.logs, toolCalls).result,
+        fail({ ...d, message: messageFor(d.message, caller) }, gate.logs, toolCalls).result,
         limits.maxOutputBytes,
       );
     }

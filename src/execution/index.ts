@@ -1,5 +1,6 @@
 /** @module The execution service and its result types. */
 
+export { errorFor, featureDisabled, messageFor } from './caller-view.ts';
 export {
   type Diagnostic,
   type ExecuteOutcome,

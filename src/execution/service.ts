@@ -4,13 +4,14 @@
  */
 
 import type { Catalog } from '../catalog/index.ts';
-import { MAX_LOG_LINE_BYTES, MAX_LOG_LINES } from '../config/defaults.ts';
+import { INPUT_MEMORY_DIVISOR, MAX_LOG_LINE_BYTES, MAX_LOG_LINES } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { type Language, prepareSource, type SandboxExecutor } from '../sandbox/index.ts';
 import { resolveScript, scriptsDir } from '../scripts/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { CallGate } from './call-gate.ts';
+import { errorFor, featureDisabled } from './caller-view.ts';
 import { fitEnvelope } from './fit-output.ts';
 import { mapGuestError } from './map-positions.ts';
 import {
@@ -62,15 +63,7 @@ export class ExecutionService {
     const started = performance.now();
     const config = this.deps.config();
     const settings = config.codeExecution;
-    if (!settings.enabled) {
-      return refusal(
-        {
-          code: 'FEATURE_DISABLED',
-          message: `code execution is disabled; set "enable_code_execution": true in ${config.path ?? 'the config file'} to enable it`,
-        },
-        started,
-      );
-    }
+    if (!settings.enabled) return refusal(featureDisabled(config, caller), started);
     const checked = validateRequest(args);
     if (!checked.ok) return refusal(checked.error, started);
     const request = checked.value;
@@ -113,12 +106,25 @@ export class ExecutionService {
       allowedServers: reachableServers(request.options.allowedServers, caller),
       deadlineMs,
       logger: this.deps.logger,
+      caller,
     });
     let globalsJson: string;
     try {
       globalsJson = JSON.stringify({ input: request.input });
     } catch {
       return refusal({ code: 'INVALID_REQUEST', message: 'input must be JSON' }, started);
+    }
+    // Parsed in the guest, input takes several times its text: refuse what could only end as MEMORY_LIMIT_EXCEEDED.
+    const inputBytes = Buffer.byteLength(globalsJson);
+    const maxInputBytes = Math.floor((settings.memoryLimitMb * 1_048_576) / INPUT_MEMORY_DIVISOR);
+    if (inputBytes > maxInputBytes) {
+      return refusal(
+        {
+          code: 'INVALID_REQUEST',
+          message: `input is too large for the sandbox: ${inputBytes} bytes of JSON, and code_execution_memory_limit_mb (${settings.memoryLimitMb}) allows inputs up to ${maxInputBytes} bytes; send a smaller input or raise code_execution_memory_limit_mb`,
+        },
+        started,
+      );
     }
     const outcome = await this.deps.executor.run(
       {
@@ -146,7 +152,7 @@ export class ExecutionService {
       if (error.code === 'RESOURCE_LIMIT_EXCEEDED') {
         error.message += ' (code_execution_max_host_calls)';
       }
-      envelope = { ok: false, error, ...logs };
+      envelope = { ok: false, error: errorFor(error, caller), ...logs };
     }
     return {
       envelope: fitEnvelope(envelope, settings.maxOutputBytes),

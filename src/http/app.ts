@@ -5,6 +5,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Runtime } from '../execution/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
+import { limitBody } from './body-limit.ts';
 import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 import { restRoutes } from './rest-routes.ts';
@@ -19,10 +20,21 @@ export interface AppDeps {
   /** Sessions of /mcp/codemode, whose only tool is execute. */
   codeModeSessions: McpSessions;
   logger: Logger;
+  /** The port the gateway listens on: the only one a keyless Host may name. */
+  listenPort: number;
+}
+
+/** Upstreams by state, without names or errors (/healthz answers without a key). */
+function upstreamCounts(runtime: Runtime): { ready: number; connecting: number; failed: number } {
+  const counts = { ready: 0, connecting: 0, failed: 0 };
+  for (const { state } of runtime.registry.status()) {
+    if (state === 'ready' || state === 'connecting' || state === 'failed') counts[state]++;
+  }
+  return counts;
 }
 
 export function createApp(deps: AppDeps): Hono<GatewayEnv> {
-  const { runtime, auth, sessions, codeModeSessions, logger } = deps;
+  const { runtime, auth, sessions, codeModeSessions, logger, listenPort } = deps;
   const app = new Hono<GatewayEnv>();
 
   app.use('*', async (c, next) => {
@@ -30,25 +42,32 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
     await next();
   });
 
+  // Every route: a body over max_request_bytes is refused before it is buffered whole.
+  app.use(
+    '*',
+    limitBody(() => runtime.config().maxRequestBytes),
+  );
+
   app.get('/healthz', (c) =>
     c.json({
       ok: true,
       name: 'codemux',
       version: VERSION,
       sessions: sessions.size + codeModeSessions.size,
+      upstreams: upstreamCounts(runtime),
     }),
   );
 
   // /mcp and /sse: the admin key or an agent token; open on loopback unless require_mcp_auth.
   const mcpCaller = (c: Context<GatewayEnv>) => {
-    const credential = authenticate(c, auth, { bearer: true });
+    const credential = authenticate(c, auth);
     if (credential.ok) return credential;
     if (credential.reason === 'missing' && !runtime.config().requireMcpAuth) {
       // Open without a key only to this machine's own clients, never to a web page.
-      const foreign = foreignRequest({
-        host: c.req.header('host'),
-        origin: c.req.header('origin'),
-      });
+      const foreign = foreignRequest(
+        { host: c.req.header('host'), origin: c.req.header('origin') },
+        listenPort,
+      );
       if (foreign) return { ok: false as const, reason: 'forbidden' as const, detail: foreign };
       return { ok: true as const, caller: { kind: 'admin' as const }, secret: '' };
     }
@@ -66,7 +85,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   const unauthorized = (reason: 'missing' | 'invalid' | 'forbidden', detail?: string) =>
     reason === 'forbidden'
       ? rpcError(403, detail)
-      : rpcError(401, unauthorizedMessage(reason, true), { 'www-authenticate': 'Bearer' });
+      : rpcError(401, unauthorizedMessage(reason), { 'www-authenticate': 'Bearer' });
 
   /** Every MCP route: the caller (and the secret it presented) or a 401/403 answer. */
   const guard: MiddlewareHandler<GatewayEnv> = async (c, next) => {
@@ -85,7 +104,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   const mount = (paths: { mcp: string; sse: string; messages: string }, target: McpSessions) => {
     app.all(paths.mcp, guard, (c) => target.handle(c.req.raw, c.get('caller'), c.get('secret')));
     app.get(paths.sse, guard, async (c) => {
-      await target.openSse(c.env.outgoing);
+      await target.openSse(c.env.outgoing, c.get('caller'));
       return RESPONSE_ALREADY_SENT;
     });
     app.post(paths.messages, guard, async (c) => {

@@ -1,6 +1,6 @@
 /**
  * @module Who is calling: the admin API key or an agent token, read from `X-API-Key`,
- * `?apikey=` or (for /mcp) `Authorization: Bearer`.
+ * `Authorization: Bearer` or `?apikey=`, alike on every route.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
@@ -23,25 +23,19 @@ function sameSecret(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** The secret a request carries, if any; bearer tokens only where `bearer` is allowed. */
-function presented(c: Context<GatewayEnv>, bearer: boolean): string | undefined {
+/** The secret a request carries, if any. */
+function presented(c: Context<GatewayEnv>): string | undefined {
   const header = c.req.header('x-api-key');
   if (header) return header;
-  if (bearer) {
-    const authorization = c.req.header('authorization');
-    const match = authorization ? /^Bearer\s+(.+)$/i.exec(authorization) : null;
-    if (match) return match[1]!.trim();
-  }
+  const authorization = c.req.header('authorization');
+  const match = authorization ? /^Bearer\s+(.+)$/i.exec(authorization) : null;
+  if (match) return match[1]!.trim();
   return c.req.query('apikey') || undefined;
 }
 
 /** Resolves the request's credential to a caller. */
-export function authenticate(
-  c: Context<GatewayEnv>,
-  deps: AuthDeps,
-  options: { bearer: boolean },
-): Credential {
-  const secret = presented(c, options.bearer);
+export function authenticate(c: Context<GatewayEnv>, deps: AuthDeps): Credential {
+  const secret = presented(c);
   if (!secret) return { ok: false, reason: 'missing' };
   if (sameSecret(secret, deps.adminKey)) return { ok: true, caller: { kind: 'admin' }, secret };
   const token = deps.tokens.verify(secret);
@@ -55,9 +49,8 @@ export function authenticate(
   return { ok: false, reason: 'invalid' };
 }
 
-export function unauthorizedMessage(reason: 'missing' | 'invalid', bearer: boolean): string {
-  const how = bearer ? 'X-API-Key, Authorization: Bearer or ?apikey=' : 'X-API-Key or ?apikey=';
+export function unauthorizedMessage(reason: 'missing' | 'invalid'): string {
   return reason === 'missing'
-    ? `authentication required: send the API key or an agent token as ${how}`
+    ? 'authentication required: send the API key or an agent token as X-API-Key, Authorization: Bearer or ?apikey='
     : 'the API key or agent token is not valid';
 }

@@ -47,6 +47,7 @@ export class HttpGateway {
       sessions: this.sessions,
       codeModeSessions: this.codeModeSessions,
       logger,
+      listenPort: port,
     });
     return new Promise((resolve, reject) => {
       const server = serve({ fetch: app.fetch, hostname: host, port }, (info) =>

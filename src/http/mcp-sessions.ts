@@ -12,6 +12,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller, Runtime } from '../execution/index.ts';
 import { createMcpServer, toAuthInfo } from '../mcp/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { MemoryEventStore, SSE_RETRY_MS } from './event-store.ts';
 
 export const SESSION_IDLE_MS = 30 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
@@ -28,6 +29,31 @@ const jsonRpcError = (status: number, message: string) =>
     headers: { 'content-type': 'application/json' },
   });
 
+/** The first protocol version whose clients the SDK sends SSE priming events to. */
+const PRIMING_PROTOCOL_VERSION = '2025-11-25';
+
+/**
+ * Every POST SSE stream starts with a priming event (an id and a retry hint), whatever protocol
+ * version the client names: the SDK primes only 2025-11-25 clients, but any client can resume.
+ */
+function primeEveryStream(transport: WebStandardStreamableHTTPServerTransport): void {
+  type Prime = (
+    controller: unknown,
+    encoder: unknown,
+    streamId: string,
+    version: string,
+  ) => Promise<void>;
+  const target = transport as unknown as { writePrimingEvent: Prime };
+  const original = target.writePrimingEvent.bind(transport);
+  target.writePrimingEvent = (controller, encoder, streamId, version) =>
+    original(
+      controller,
+      encoder,
+      streamId,
+      version < PRIMING_PROTOCOL_VERSION ? PRIMING_PROTOCOL_VERSION : version,
+    );
+}
+
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
@@ -36,7 +62,7 @@ export class McpSessions {
   constructor(
     private readonly runtime: Runtime,
     private readonly logger: Logger,
-    private readonly createServer: (runtime: Runtime) => Server = createMcpServer,
+    private readonly createServer: (runtime: Runtime, caller: Caller) => Server = createMcpServer,
     /** Where legacy SSE clients POST their messages. */
     private readonly messagesPath = '/messages',
   ) {
@@ -79,9 +105,12 @@ export class McpSessions {
     if (!messages.some(isInitializeRequest)) {
       return jsonRpcError(400, 'Bad Request: no mcp-session-id; POST initialize first');
     }
-    const server = this.createServer(this.runtime);
+    const server = this.createServer(this.runtime, caller);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      // SSE events carry ids and a retry hint, so a client whose stream broke can resume.
+      eventStore: new MemoryEventStore(),
+      retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (sessionId) => {
         this.sessions.set(sessionId, { server, transport, lastSeen: Date.now() });
         this.logger.debug({ session: sessionId }, 'mcp session started');
@@ -91,13 +120,14 @@ export class McpSessions {
     transport.onclose = () => {
       if (transport.sessionId) this.forget(transport.sessionId);
     };
+    primeEveryStream(transport);
     await server.connect(transport);
     return transport.handleRequest(request, { authInfo: auth, parsedBody: body });
   }
 
   /** Opens a legacy SSE stream on `res`; POSTs to `/messages?sessionId=` feed it. */
-  async openSse(res: ServerResponse): Promise<void> {
-    const server = this.createServer(this.runtime);
+  async openSse(res: ServerResponse, caller: Caller): Promise<void> {
+    const server = this.createServer(this.runtime, caller);
     const transport = new SSEServerTransport(this.messagesPath, res);
     this.sessions.set(transport.sessionId, { server, transport, lastSeen: Date.now() });
     transport.onclose = () => this.forget(transport.sessionId);

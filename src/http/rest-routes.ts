@@ -1,6 +1,6 @@
 /** @module REST under /api/v1: code execution and server status, behind the API key. */
 import { Hono } from 'hono';
-import type { Caller, Runtime } from '../execution/index.ts';
+import { type Caller, messageFor, type Runtime } from '../execution/index.ts';
 import { listScripts, scriptsDir } from '../scripts/index.ts';
 import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
 import { statusFor } from './status.ts';
@@ -10,12 +10,12 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();
 
   api.use('*', async (c, next) => {
-    const credential = authenticate(c, auth, { bearer: false });
+    const credential = authenticate(c, auth);
     if (!credential.ok) {
       return c.json(
         {
           ok: false,
-          error: { code: 'UNAUTHORIZED', message: unauthorizedMessage(credential.reason, false) },
+          error: { code: 'UNAUTHORIZED', message: unauthorizedMessage(credential.reason) },
           request_id: c.get('requestId'),
         },
         401,
@@ -64,7 +64,10 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
   api.get('/servers', (c) => {
     const caller: Caller = c.get('caller');
     const scope = caller.kind === 'agent' ? new Set(caller.servers) : undefined;
-    const servers = runtime.registry.status().filter((s) => !scope || scope.has(s.name));
+    const servers = runtime.registry
+      .status()
+      .filter((s) => !scope || scope.has(s.name))
+      .map((s) => (s.last_error ? { ...s, last_error: messageFor(s.last_error, caller) } : s));
     return c.json({ ok: true, value: { servers }, request_id: c.get('requestId') });
   });
 

@@ -120,10 +120,11 @@ export function codeExecutionTool(servers: readonly ServerSummary[], budgetToken
 }
 
 /** code_execution while the feature is off: listed so clients see why, every call refused. */
-export function disabledCodeExecutionTool(configPath: string | undefined): Tool {
+/** code_execution while the feature switch is off; `why` is the caller's FEATURE_DISABLED message. */
+export function disabledCodeExecutionTool(why: string): Tool {
   return {
     name: CODE_EXECUTION_TOOL,
-    description: `code_execution is disabled on this gateway. An administrator can enable it by setting "enable_code_execution": true in ${configPath ?? 'the config file'}; calls are refused with FEATURE_DISABLED until then.`,
+    description: `code_execution is disabled on this gateway (${why}); calls are refused with FEATURE_DISABLED until then.`,
     inputSchema: CODE_EXECUTION_INPUT_SCHEMA as unknown as Tool['inputSchema'],
   };
 }

@@ -5,17 +5,31 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ExecuteRefusal, type Runtime } from '../execution/index.ts';
+import {
+  ADMIN,
+  type Caller,
+  ExecuteRefusal,
+  featureDisabled,
+  type Runtime,
+} from '../execution/index.ts';
 import { callerOf } from './caller.ts';
 import { EXECUTE_TOOL, executeTool, toExecuteResult } from './execute-tool.ts';
+import { forwardUpstreamLogs } from './upstream-logs.ts';
 
 const SERVER_INFO = { name: 'codemux-codemode', version: '0.1.0' };
 /** Arion's JSON-RPC code for a tool name that is not `execute`. */
 const TOOL_NOT_FOUND = -32002;
 
-export function createCodeModeServer(runtime: Runtime): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [executeTool()] }));
+export function createCodeModeServer(runtime: Runtime, caller: Caller = ADMIN): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, logging: {} } });
+  forwardUpstreamLogs(server, runtime, caller);
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    const config = runtime.config();
+    const disabled = config.codeExecution.enabled
+      ? undefined
+      : featureDisabled(config, callerOf(extra)).message;
+    return { tools: [executeTool(disabled)] };
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     if (request.params.name !== EXECUTE_TOOL) {
       throw new McpError(TOOL_NOT_FOUND, `Tool '${request.params.name}' not found`);

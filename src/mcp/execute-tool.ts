@@ -23,10 +23,16 @@ export const EXECUTE_INPUT_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-export function executeTool(): Tool {
+/** The execute tool; `disabled` (the caller's FEATURE_DISABLED message) while the feature switch is off. */
+export function executeTool(disabled?: string): Tool {
   return {
     name: EXECUTE_TOOL,
     description: [
+      ...(disabled
+        ? [
+            `execute is disabled on this gateway (${disabled}); calls are refused with FEATURE_DISABLED.`,
+          ]
+        : []),
       "Run a TypeScript/JavaScript script (an async function body) against the gateway's tools; only its return value comes back.",
       'Call tools with `await tools["namespace.name"](args)` or `tools.namespace.name(args)` -> {ok, data, meta} | {ok: false, error: {code, message, retryable}}.',
       'Find tools with `await catalog.tools.search({query})`, `catalog.tools.describe({namespace, name})` (input/output schemas and a TypeScript signature), `catalog.namespaces.list()`, `catalog.tools.list({namespace})`, `catalog.toolkits.list()` / `get({name})`.',

@@ -6,7 +6,7 @@ import {
   ListToolsRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Caller, Runtime } from '../execution/index.ts';
+import { ADMIN, type Caller, featureDisabled, type Runtime } from '../execution/index.ts';
 import { callerOf } from './caller.ts';
 import {
   CODE_EXECUTION_TOOL,
@@ -15,6 +15,8 @@ import {
   type ServerSummary,
   toCallToolResult,
 } from './code-execution-tool.ts';
+import { RECONNECTION_PROBE_TOOL, reconnectionProbe } from './reconnection-probe.ts';
+import { forwardUpstreamLogs } from './upstream-logs.ts';
 
 const SERVER_INFO = { name: 'codemux', version: '0.1.0' };
 
@@ -29,17 +31,22 @@ export function visibleServers(runtime: Runtime, caller: Caller): ServerSummary[
     .map((s) => ({ name: s.name, tools: runtime.registry.tools(s.name) }));
 }
 
-/** A new MCP server bound to `runtime`; connect it to any SDK server transport. */
-export function createMcpServer(runtime: Runtime): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } } });
+/** A new MCP server bound to `runtime` for `caller` (whose upstream logs it forwards); connect it to any SDK server transport. */
+export function createMcpServer(runtime: Runtime, caller: Caller = ADMIN): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: true }, logging: {} },
+  });
+  forwardUpstreamLogs(server, runtime, caller);
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
     const config = runtime.config();
+    const caller = callerOf(extra);
     const tool = config.codeExecution.enabled
-      ? codeExecutionTool(visibleServers(runtime, callerOf(extra)), config.descriptionBudgetTokens)
-      : disabledCodeExecutionTool(config.path);
+      ? codeExecutionTool(visibleServers(runtime, caller), config.descriptionBudgetTokens)
+      : disabledCodeExecutionTool(featureDisabled(config, caller).message);
     return { tools: [tool] };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (request.params.name === RECONNECTION_PROBE_TOOL) return reconnectionProbe(extra);
     if (request.params.name !== CODE_EXECUTION_TOOL) {
       throw new McpError(
         ErrorCode.InvalidParams,

@@ -26,16 +26,33 @@ const HANDLED_NOTIFICATIONS = new Set([
   'notifications/cancelled',
 ]);
 
-/** A notification the gateway never acts on (logging, progress, resources...): dropped unread. */
+/** Upstream log lines forwarded to clients (logging/setLevel), at most this many a second in all. */
+export const MAX_FORWARDED_LOGS_PER_SECOND = 100;
+const LOG_NOTIFICATION = 'notifications/message';
+let logWindowStart = 0;
+let logsInWindow = 0;
+
+/** A log line within this second's allowance: a flood of them is dropped, not parsed and forwarded. */
+function logAllowed(): boolean {
+  const now = Date.now();
+  if (now - logWindowStart >= 1000) {
+    logWindowStart = now;
+    logsInWindow = 0;
+  }
+  return ++logsInWindow <= MAX_FORWARDED_LOGS_PER_SECOND;
+}
+
+/** Marks a message the line reader already admitted, so its log allowance is not spent twice. */
+export const ADMITTED = Symbol('codemux.admitted');
+
+/** A notification the gateway does not act on (progress, resources..., logs past the allowance): dropped unread. */
 export function isIgnoredNotification(message: unknown): boolean {
   const m = message as { method?: unknown; id?: unknown } | null;
-  return (
-    typeof m === 'object' &&
-    m !== null &&
-    typeof m.method === 'string' &&
-    m.id === undefined &&
-    !HANDLED_NOTIFICATIONS.has(m.method)
-  );
+  if (typeof m !== 'object' || m === null || typeof m.method !== 'string' || m.id !== undefined) {
+    return false;
+  }
+  if (m.method === LOG_NOTIFICATION) return !logAllowed();
+  return !HANDLED_NOTIFICATIONS.has(m.method);
 }
 
 export class GuardedTransport implements Transport {
@@ -73,7 +90,8 @@ export class GuardedTransport implements Transport {
   }
 
   private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
-    if (isIgnoredNotification(message)) return;
+    const admitted = (message as { [ADMITTED]?: boolean })[ADMITTED] === true;
+    if (!admitted && isIgnoredNotification(message)) return;
     const m = message as { id?: unknown; method?: unknown; result?: unknown; params?: unknown };
     const verdict = measureJson(
       m.result ?? m.params ?? message,

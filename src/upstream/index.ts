@@ -11,4 +11,5 @@ export type {
   ServerStatus,
   ToolInfo,
   UpstreamConnection,
+  UpstreamLog,
 } from './types.ts';

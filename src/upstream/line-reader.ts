@@ -5,7 +5,7 @@
  * instead of stalling the event loop for a second.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isIgnoredNotification } from './guarded-transport.ts';
+import { ADMITTED, isIgnoredNotification } from './guarded-transport.ts';
 
 const NEWLINE = 0x0a;
 
@@ -45,7 +45,10 @@ export class LineReader {
       this.pending = this.pending.subarray(index + 1);
       this.length -= index + 1;
       const value: unknown = JSON.parse(line);
-      if (!isIgnoredNotification(value)) return this.schema.parse(value);
+      if (isIgnoredNotification(value)) continue;
+      const message = this.schema.parse(value) as Record<PropertyKey, unknown>;
+      message[ADMITTED] = true;
+      return message;
     }
   }
 

@@ -48,7 +48,10 @@ export interface RegistryOptions {
   factory?: ConnectionFactory;
 }
 
-/** Emits 'tools' when any server's tool list changed, 'state' when a server's state did. */
+/**
+ * Emits 'tools' when any server's tool list changed, 'state' when a server's state did, and
+ * 'log' (server name, UpstreamLog) for each log notification an upstream sends.
+ */
 export class UpstreamRegistry extends EventEmitter {
   private readonly entries = new Map<string, Entry>();
   private readonly live: boolean;
@@ -84,6 +87,7 @@ export class UpstreamRegistry extends EventEmitter {
     };
     entry.connection.onClose = () => this.onDropped(entry);
     entry.connection.onToolsChanged = () => this.emit('tools', config.name);
+    entry.connection.onLog = (message) => this.emit('log', config.name, message);
     this.entries.set(config.name, entry);
     return entry;
   }

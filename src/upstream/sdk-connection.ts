@@ -9,7 +9,7 @@ import { GuardedTransport } from './guarded-transport.ts';
 import { LineReader, useLineReader } from './line-reader.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
 import { StderrTail } from './stderr-tail.ts';
-import type { CallOptions, ToolInfo, UpstreamConnection } from './types.ts';
+import type { CallOptions, ToolInfo, UpstreamConnection, UpstreamLog } from './types.ts';
 
 const CLIENT_INFO = { name: 'codemux', version: '0.1.0' };
 /** The SDK's own request timeout when a call has no deadline of its own. */
@@ -18,6 +18,7 @@ const UNBOUNDED_CALL_TIMEOUT_MS = 600_000;
 export class SdkConnection implements UpstreamConnection {
   onClose?: () => void;
   onToolsChanged?: () => void;
+  onLog?: (message: UpstreamLog) => void;
   private client: Client | undefined;
   private starting: Promise<void> | undefined;
   private toolList: ToolInfo[] = [];
@@ -98,6 +99,9 @@ export class SdkConnection implements UpstreamConnection {
       }
     });
     this.resultSchema ??= rawResultSchema(sdk.CallToolResultSchema);
+    client.setNotificationHandler(sdk.LoggingMessageNotificationSchema, async (notification) => {
+      if (this.client === client) this.onLog?.(notification.params);
+    });
     const started = Date.now();
     const transport = new GuardedTransport(this.transport(sdk), (reason) =>
       this.logger.warn({ server: this.name }, `dropped an upstream message: ${reason}`),

@@ -15,6 +15,7 @@ const load = () =>
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     CallToolResultSchema: types.CallToolResultSchema,
     JSONRPCMessageSchema: types.JSONRPCMessageSchema,
+    LoggingMessageNotificationSchema: types.LoggingMessageNotificationSchema,
     Client: client.Client,
     StdioClientTransport: stdio.StdioClientTransport,
     getDefaultEnvironment: stdio.getDefaultEnvironment,

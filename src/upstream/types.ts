@@ -29,6 +29,13 @@ export type CallOutcome =
   | { ok: true; result: CallToolResult }
   | { ok: false; code: CallFailureCode; message: string };
 
+/** An upstream's MCP log notification: its level, optional logger name and data. */
+export interface UpstreamLog {
+  level: 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'critical' | 'alert' | 'emergency';
+  logger?: string;
+  data: unknown;
+}
+
 /** One connection to one upstream server; start() and stop() are idempotent. */
 export interface UpstreamConnection {
   readonly name: string;
@@ -36,6 +43,8 @@ export interface UpstreamConnection {
   onClose?: () => void;
   /** Called after the server announced tools/list_changed and the list was read again. */
   onToolsChanged?: () => void;
+  /** Called with each `notifications/message` (a log line) the server sends. */
+  onLog?: (message: UpstreamLog) => void;
   /** Connects and lists tools; rejects with a message that includes the server's stderr tail. */
   start(): Promise<void>;
   stop(): Promise<void>;

@@ -1,0 +1,29 @@
+/**
+ * @module Upstream log notifications forwarded to one MCP client: only from servers its caller
+ * may use, and at the level the client set with `logging/setLevel` (the SDK filters per session).
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Caller, Runtime } from '../execution/index.ts';
+import type { UpstreamLog } from '../upstream/index.ts';
+
+/** Forwards `runtime`'s upstream logs to `server` until it closes. */
+export function forwardUpstreamLogs(server: Server, runtime: Runtime, caller: Caller): void {
+  const scope = caller.kind === 'agent' ? new Set(caller.servers) : undefined;
+  const onLog = (name: string, message: UpstreamLog) => {
+    if (scope && !scope.has(name)) return;
+    // Not connected yet, or already closed: nothing to send to.
+    if (!server.transport) return;
+    server
+      .sendLoggingMessage(
+        { level: message.level, logger: message.logger ?? name, data: message.data },
+        server.transport.sessionId,
+      )
+      .catch(() => {});
+  };
+  runtime.registry.on('log', onLog);
+  const previous = server.onclose;
+  server.onclose = () => {
+    runtime.registry.off('log', onLog);
+    previous?.();
+  };
+}
