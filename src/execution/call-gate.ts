@@ -16,6 +16,7 @@ import type {
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { asyncEnvelope, asyncFailure, syncEnvelope, syncFailure } from './envelopes.ts';
+import { HostWorkQueue } from './host-work-queue.ts';
 import { inputProblem } from './input-validator.ts';
 import type { ToolCallRecord } from './types.ts';
 
@@ -44,6 +45,8 @@ export class CallGate implements JobBridge {
   private readonly inFlight = new Set<AbortController>();
   private closed = false;
   private readonly asyncSlots: ConcurrencyLimiter;
+  /** Catalog operations and schema checks, one per event loop turn (fairness between executions). */
+  private readonly hostWork = new HostWorkQueue();
 
   constructor(private readonly options: GateOptions) {
     this.asyncSlots = new ConcurrencyLimiter(
@@ -147,7 +150,7 @@ export class CallGate implements JobBridge {
   }
 
   async call(requestJson: string, dialect: CallDialect): Promise<BridgeReply> {
-    if (dialect === 'catalog') return this.catalogCall(requestJson);
+    if (dialect === 'catalog') return this.hostWork.run(() => this.catalogCall(requestJson));
     const request = JSON.parse(requestJson) as CallRequest;
     const started = performance.now();
     const verdict = this.judge(request);
@@ -168,7 +171,7 @@ export class CallGate implements JobBridge {
       this.record(request, started, envelope.ok ? undefined : envelope.error.code);
       return { envelope };
     }
-    const problem = this.schemaProblem(request);
+    const problem = await this.hostWork.run(() => this.schemaProblem(request));
     if (problem) {
       this.record(request, started, 'invalid_input');
       return {
@@ -241,6 +244,7 @@ export class CallGate implements JobBridge {
   /** Cancels every call still in flight (MCP notifications/cancelled); idempotent. */
   close(): void {
     this.closed = true;
+    this.hostWork.close();
     for (const controller of this.inFlight) controller.abort();
     this.inFlight.clear();
     this.asyncSlots.drain();
