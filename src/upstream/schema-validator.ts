@@ -31,6 +31,8 @@ export class BoundedValidators {
 
   /** The compiled validator for `schema`, or null when it is too large or ajv cannot read it. */
   private validator(schema: object): ValidateFunction | null {
+    // Measured first: stringifying a 10,000-deep schema would itself overflow the stack.
+    if (schemaExcess(schema, { ...SCHEMA_LIMITS, nodes: MAX_VALIDATED_SCHEMA_NODES })) return null;
     const text = JSON.stringify(schema);
     const cached = this.cache.get(text);
     if (cached !== undefined) {
@@ -39,15 +41,13 @@ export class BoundedValidators {
       return cached;
     }
     let validate: ValidateFunction | null = null;
-    if (!schemaExcess(schema, { ...SCHEMA_LIMITS, nodes: MAX_VALIDATED_SCHEMA_NODES })) {
-      try {
-        validate = this.ajv.compile(schema);
-      } catch {
-        // A schema ajv cannot read is the upstream's to enforce.
-      } finally {
-        // ajv keeps every compiled schema (and its $id) otherwise: a leak, and an $id clash between tools.
-        this.ajv.removeSchema(schema);
-      }
+    try {
+      validate = this.ajv.compile(schema);
+    } catch {
+      // A schema ajv cannot read is the upstream's to enforce.
+    } finally {
+      // ajv keeps every compiled schema (and its $id) otherwise: a leak, and an $id clash between tools.
+      this.ajv.removeSchema(schema);
     }
     this.cache.set(text, validate);
     if (this.cache.size > MAX_CACHED_VALIDATORS) this.cache.delete(this.cache.keys().next().value!);
