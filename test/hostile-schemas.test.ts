@@ -115,10 +115,10 @@ const ATTACKS: Array<[string, string, Check]> = [
     (v) => expect(v).toBe(2000),
   ],
   [
-    '1,000 long catalog searches at once',
-    `const all = await Promise.all(Array.from({length: 1000}, () => catalog.tools.search({query: ${JSON.stringify(QUERY)}, limit: 100})));
+    '100 long catalog searches at once',
+    `const all = await Promise.all(Array.from({length: 100}, () => catalog.tools.search({query: ${JSON.stringify(QUERY)}, limit: 100})));
      return all.filter((r) => r.ok && r.data.items.length > 0).length`,
-    (v) => expect(v).toBe(1_000),
+    (v) => expect(v).toBe(100),
   ],
   [
     '10,000 catalog calls in a loop',
