@@ -37,7 +37,7 @@ async function underAttack(attack: string) {
         headers: { 'x-api-key': gateway.key, 'content-type': 'application/json' },
         body: JSON.stringify({ code: '1 + 1' }),
         signal: AbortSignal.timeout(5_000),
-      }).then((r) => r.json());
+      }).then((r) => r.json() as Promise<{ value?: unknown }>);
       expect(body.value).toBe(2);
     } catch {
       slowestMs = Number.POSITIVE_INFINITY;
@@ -100,13 +100,19 @@ const ATTACKS: Array<[string, string, Check]> = [
     '1,000-deep schema: called and described',
     `const d = await catalog.tools.describe({namespace: 'hostile', name: 'deep'});
      return [(await tools.hostile.deep({a: 1})).ok, d.ok, d.data.inputSchema.description]`,
-    (v) => expect(v.slice(0, 2)).toEqual([true, true]) && expect(v[2]).toContain('nested deeper'),
+    (v) => {
+      expect(v.slice(0, 2)).toEqual([true, true]);
+      expect(v[2]).toContain('nested deeper');
+    },
   ],
   [
     '7 MB schema described 100 times at once',
     `const all = await Promise.all(Array.from({length: 100}, () => catalog.tools.describe({namespace: 'hostile', name: 'huge'})));
      return [all.every((d) => d.ok), all[0].data.typescript.length < 20000, all[0].data.inputSchema.description]`,
-    (v) => expect(v.slice(0, 2)).toEqual([true, true]) && expect(v[2]).toContain('larger than'),
+    (v) => {
+      expect(v.slice(0, 2)).toEqual([true, true]);
+      expect(v[2]).toContain('larger than');
+    },
   ],
   [
     '100,000-value enum called 2,000 times at once',
