@@ -3,6 +3,7 @@
  * caller may use: namespaces, search, list, describe (with a TypeScript signature),
  * toolkits. Every operation answers an envelope; none throws.
  */
+import { MAX_SEARCH_QUERY_CHARS } from '../config/defaults.ts';
 import { page, pageParams } from './paging.ts';
 import { ToolIndex } from './tool-index.ts';
 import type { CatalogEnvelope, ToolEntry, Toolkit } from './types.ts';
@@ -113,6 +114,10 @@ export class Catalog {
       case 'tools.search': {
         const query = text(p, 'query', true);
         if (isEnvelope(query)) return query;
+        if (query!.length > MAX_SEARCH_QUERY_CHARS)
+          return invalid(
+            `query must be at most ${MAX_SEARCH_QUERY_CHARS} characters (got ${query!.length}); search with a few keywords`,
+          );
         const namespace = text(p, 'namespace', false);
         if (isEnvelope(namespace)) return namespace;
         const max = this.source.maxSearchResults();

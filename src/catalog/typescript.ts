@@ -3,6 +3,7 @@
  * Schemas: `$ref` / `$defs` (named aliases, so recursion terminates), unions, enums,
  * const, optional fields, index signatures; anything else is `unknown`.
  */
+import { MAX_TYPESCRIPT_CHARS } from '../config/defaults.ts';
 import type { ToolEntry } from './types.ts';
 
 type Schema = Record<string, unknown>;
@@ -24,7 +25,21 @@ class Printer {
   /** Aliases for `$ref` targets: name -> body (undefined while being written, for recursion). */
   readonly aliases = new Map<string, string | undefined>();
 
-  constructor(private readonly root: Schema) {}
+  /** Characters written so far, shared by every Printer of one signature: past the cap, types are `unknown`. */
+  constructor(
+    private readonly root: Schema,
+    private readonly budget: { chars: number },
+  ) {}
+
+  /** Counts `text` against the budget. */
+  private spend(text: string): string {
+    this.budget.chars += text.length;
+    return text;
+  }
+
+  private get spent(): boolean {
+    return this.budget.chars > MAX_TYPESCRIPT_CHARS;
+  }
 
   private resolve(ref: string): Schema | undefined {
     if (!ref.startsWith('#/')) return undefined;
@@ -49,13 +64,16 @@ class Printer {
   private object(schema: Schema, depth: number): string {
     const properties = (schema.properties ?? {}) as Record<string, Schema>;
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-    const fields = Object.entries(properties).map(([name, prop]) => {
+    const fields: string[] = [];
+    for (const [name, prop] of Object.entries(properties)) {
+      if (this.spent) break;
       const doc =
         typeof prop?.description === 'string'
           ? `/** ${prop.description.replace(/\*\//g, '*\\/').split('\n')[0]} */ `
           : '';
-      return `${doc}${key(name)}${required.has(name) ? '' : '?'}: ${this.type(prop, depth + 1)}`;
-    });
+      const label = this.spend(`${doc}${key(name)}${required.has(name) ? '' : '?'}: `);
+      fields.push(`${label}${this.type(prop, depth + 1)}`);
+    }
     const extra = schema.additionalProperties;
     if (extra && typeof extra === 'object')
       fields.push(`[key: string]: ${this.type(extra as Schema, depth + 1)}`);
@@ -70,18 +88,21 @@ class Printer {
   type(schema: unknown, depth = 0): string {
     if (schema === true || schema === undefined) return 'unknown';
     if (schema === false) return 'never';
-    if (!schema || typeof schema !== 'object' || depth > MAX_DEPTH) return 'unknown';
+    if (!schema || typeof schema !== 'object' || depth > MAX_DEPTH || this.spent) return 'unknown';
     const s = schema as Schema;
     if (typeof s.$ref === 'string') return this.ref(s.$ref, depth);
-    if ('const' in s) return literal(s.const);
-    if (Array.isArray(s.enum)) return s.enum.length ? s.enum.map(literal).join(' | ') : 'never';
+    if ('const' in s) return this.spend(literal(s.const));
+    if (Array.isArray(s.enum))
+      return s.enum.length
+        ? this.many(s.enum, (v) => this.spend(literal(v) ?? 'unknown'), ' | ')
+        : 'never';
     for (const combinator of ['anyOf', 'oneOf'] as const) {
       const options = s[combinator];
       if (Array.isArray(options) && options.length)
-        return options.map((o) => this.wrap(this.type(o, depth + 1))).join(' | ');
+        return this.many(options, (o) => this.wrap(this.type(o, depth + 1)), ' | ');
     }
     if (Array.isArray(s.allOf) && s.allOf.length)
-      return s.allOf.map((o) => this.wrap(this.type(o, depth + 1))).join(' & ');
+      return this.many(s.allOf, (o) => this.wrap(this.type(o, depth + 1)), ' & ');
     const types = Array.isArray(s.type)
       ? (s.type as string[])
       : typeof s.type === 'string'
@@ -92,10 +113,11 @@ class Printer {
       if (s.items) return `Array<${this.type(s.items, depth + 1)}>`;
       return 'unknown';
     }
-    return types.map((t) => this.wrap(this.primitive(t, s, depth))).join(' | ');
+    return this.many(types, (t) => this.wrap(this.primitive(String(t), s, depth)), ' | ');
   }
 
   private primitive(type: string, s: Schema, depth: number): string {
+    this.spend(type);
     switch (type) {
       case 'string':
         return 'string';
@@ -108,13 +130,23 @@ class Printer {
         return 'null';
       case 'array':
         if (Array.isArray(s.prefixItems))
-          return `[${(s.prefixItems as unknown[]).map((i) => this.type(i, depth + 1)).join(', ')}]`;
+          return `[${this.many(s.prefixItems, (i) => this.type(i, depth + 1), ', ')}]`;
         return `Array<${this.type(s.items, depth + 1)}>`;
       case 'object':
         return this.object(s, depth);
       default:
         return 'unknown';
     }
+  }
+
+  /** `items` written with `write` and joined by `separator`, until the budget runs out (then `unknown`). */
+  private many(items: unknown[], write: (item: unknown) => string, separator: string): string {
+    const parts: string[] = [];
+    for (const item of items) {
+      if (this.spent) return 'unknown';
+      parts.push(write(item));
+    }
+    return parts.join(separator);
   }
 
   private wrap(type: string): string {
@@ -124,9 +156,10 @@ class Printer {
 
 /** `declare function` for calling `entry` through `tools`, with the aliases its schemas need. */
 export function toolSignature(entry: ToolEntry): string {
-  const input = new Printer(entry.inputSchema);
+  const budget = { chars: 0 };
+  const input = new Printer(entry.inputSchema, budget);
   const args = input.type(entry.inputSchema);
-  const output = entry.outputSchema ? new Printer(entry.outputSchema) : undefined;
+  const output = entry.outputSchema ? new Printer(entry.outputSchema, budget) : undefined;
   const data = output ? output.type(entry.outputSchema) : 'unknown';
   const aliases = [...input.aliases, ...(output?.aliases ?? [])].map(
     ([name, body]) => `type ${name} = ${body ?? 'unknown'};`,

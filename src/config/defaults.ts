@@ -87,3 +87,22 @@ export const MAX_UPSTREAM_RESULT_DEPTH = 1000;
 export const MAX_UPSTREAM_MESSAGE_BYTES = 16 * 1_048_576;
 /** call_tools: the results of one batch together, beside each one's code_execution_max_output_bytes. */
 export const MAX_BATCH_RESULTS_BYTES = 64 * 1_048_576;
+/**
+ * Bounds on upstream JSON Schemas (tools/list is untrusted input). A schema over any of
+ * these is replaced by a permissive object schema whose description says why, so nothing
+ * downstream (catalog, describe, validation) walks it.
+ */
+export const MAX_SCHEMA_CHARS = 262_144;
+export const MAX_SCHEMA_DEPTH = 64;
+export const MAX_SCHEMA_NODES = 20_000;
+/**
+ * ajv compiles a schema into code on the main thread (about 0.1-0.3 ms per property);
+ * schemas larger than this many JSON values are not checked by codemux (the upstream checks).
+ */
+export const MAX_VALIDATED_SCHEMA_NODES = 1_000;
+/** Compiled validators kept (least recently used evicted first). */
+export const MAX_CACHED_VALIDATORS = 256;
+/** catalog.tools.search: longest query accepted. */
+export const MAX_SEARCH_QUERY_CHARS = 512;
+/** catalog.tools.describe: the TypeScript signature is cut (remaining types `unknown`) past this. */
+export const MAX_TYPESCRIPT_CHARS = 16_384;

@@ -25,6 +25,7 @@ import {
   syncEnvelope,
   syncFailure,
 } from './envelopes.ts';
+import { HostWorkQueue } from './host-work-queue.ts';
 import { inputProblem } from './input-validator.ts';
 import { ADMIN, type Caller, type ToolCallRecord } from './types.ts';
 
@@ -63,6 +64,8 @@ export class CallGate implements JobBridge {
   private readonly unfinished = new Map<ToolCallRecord, number>();
   private closed = false;
   private readonly asyncSlots: ConcurrencyLimiter;
+  /** Catalog operations and schema checks, one per event loop turn (fairness between executions). */
+  private readonly hostWork = new HostWorkQueue();
 
   constructor(private readonly options: GateOptions) {
     this.asyncSlots = new ConcurrencyLimiter(
@@ -196,7 +199,7 @@ export class CallGate implements JobBridge {
   }
 
   async call(requestJson: string, dialect: CallDialect): Promise<BridgeReply> {
-    if (dialect === 'catalog') return this.catalogCall(requestJson);
+    if (dialect === 'catalog') return this.hostWork.run(() => this.catalogCall(requestJson));
     const shape = callShape(requestJson, dialect === 'sync' ? 'call_tool' : 'tools');
     if (!shape.ok) {
       return {
@@ -230,7 +233,7 @@ export class CallGate implements JobBridge {
       finish(started, envelope.ok ? undefined : envelope.error.code);
       return { envelope };
     }
-    const problem = this.schemaProblem(request);
+    const problem = await this.hostWork.run(() => this.schemaProblem(request));
     if (problem) {
       finish(started, 'invalid_input');
       return {
@@ -334,6 +337,7 @@ export class CallGate implements JobBridge {
       entry.code = CANCELLED;
     }
     this.unfinished.clear();
+    this.hostWork.close();
     for (const controller of this.inFlight) controller.abort();
     this.inFlight.clear();
     this.asyncSlots.drain();

@@ -1,7 +1,10 @@
 /** @module Upstream MCP servers: the contract, the SDK connection, the registry. */
 export { ConcurrencyLimiter } from './limiter.ts';
+export { type LinearRegExp, linearRegExp } from './linear-regexp.ts';
 export { type ConnectionFactory, UpstreamRegistry } from './registry.ts';
 export { type BoundsVerdict, measureJson, sizeVerdict } from './result-bounds.ts';
+export { boundedSchema, SCHEMA_LIMITS, type SchemaLimits, schemaExcess } from './schema-bounds.ts';
+export { BoundedValidators, type SchemaVerdict } from './schema-validator.ts';
 export { SdkConnection } from './sdk-connection.ts';
 export { preloadSdk } from './sdk-modules.ts';
 export type {

@@ -7,6 +7,8 @@ import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { GuardedTransport } from './guarded-transport.ts';
 import { LineReader, useLineReader } from './line-reader.ts';
+import { boundedOutputValidators } from './output-validators.ts';
+import { boundedSchema } from './schema-bounds.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
 import { StderrTail } from './stderr-tail.ts';
 import type { CallOptions, ToolInfo, UpstreamConnection, UpstreamLog } from './types.ts';
@@ -74,7 +76,10 @@ export class SdkConnection implements UpstreamConnection {
 
   private async connect(): Promise<void> {
     const sdk = await sdkModules();
-    const client = new sdk.Client(CLIENT_INFO, { capabilities: {} });
+    const client = new sdk.Client(CLIENT_INFO, {
+      capabilities: {},
+      jsonSchemaValidator: boundedOutputValidators,
+    });
     client.onclose = () => {
       if (this.client === client) {
         this.client = undefined;
@@ -125,6 +130,14 @@ export class SdkConnection implements UpstreamConnection {
     }
   }
 
+  /** A schema within bounds, else its permissive stand-in (logged: the upstream sent something hostile or broken). */
+  private bounded(tool: string, field: string, schema: object): Record<string, unknown> {
+    const { schema: kept, excess } = boundedSchema(schema as Record<string, unknown>);
+    if (excess)
+      this.logger.warn({ server: this.name, tool, field, excess }, 'upstream schema dropped');
+    return kept;
+  }
+
   /** Every page of tools/list. */
   private async listTools(client: Client): Promise<ToolInfo[]> {
     const tools: ToolInfo[] = [];
@@ -134,11 +147,13 @@ export class SdkConnection implements UpstreamConnection {
         timeout: UPSTREAM_CONNECT_TIMEOUT_MS,
       });
       for (const t of page.tools) {
+        const input = this.bounded(t.name, 'inputSchema', t.inputSchema);
+        const output = t.outputSchema && this.bounded(t.name, 'outputSchema', t.outputSchema);
         tools.push({
           name: t.name,
           description: t.description,
-          inputSchema: t.inputSchema as Record<string, unknown>,
-          outputSchema: t.outputSchema as Record<string, unknown> | undefined,
+          inputSchema: input,
+          outputSchema: output,
         });
       }
       cursor = page.nextCursor;
