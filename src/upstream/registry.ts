@@ -81,7 +81,7 @@ export class UpstreamRegistry extends EventEmitter {
       attempts: 0,
       removed: false,
     };
-    entry.connection.onClose = () => this.onDropped(entry);
+    entry.connection.onClose = (reason) => this.onDropped(entry, reason);
     entry.connection.onToolsChanged = () => this.emit('tools', config.name);
     this.entries.set(config.name, entry);
     return entry;
@@ -107,9 +107,9 @@ export class UpstreamRegistry extends EventEmitter {
     });
   }
 
-  private onDropped(entry: Entry): void {
+  private onDropped(entry: Entry, reason: string): void {
     if (entry.removed) return;
-    this.setState(entry, 'failed', 'the connection closed');
+    this.setState(entry, 'failed', `server '${entry.config.name}' disconnected: ${reason}`);
     this.emit('tools', entry.config.name);
     if (this.live && this.running) this.scheduleReconnect(entry);
   }
@@ -268,10 +268,13 @@ export class UpstreamRegistry extends EventEmitter {
         };
       }
       if (!entry.connection.connected) {
+        const reason = entry.state === 'failed' ? entry.lastError : undefined;
         return {
           ok: false,
           code: 'SERVER_UNAVAILABLE',
-          message: `server '${server}' disconnected during ${tool}: ${(error as Error).message}`,
+          message: reason
+            ? `${reason} (during ${tool}); codemux is reconnecting`
+            : `server '${server}' disconnected during ${tool}: ${(error as Error).message}`,
         };
       }
       return {

@@ -30,8 +30,8 @@ export type CallOutcome =
 /** One connection to one upstream server; start() and stop() are idempotent. */
 export interface UpstreamConnection {
   readonly name: string;
-  /** Called when an established connection drops (the child exited, the stream closed). */
-  onClose?: () => void;
+  /** Called when an established connection drops (the child exited or closed stdout, the HTTP session was lost), with why. */
+  onClose?: (reason: string) => void;
   /** Called after the server announced tools/list_changed and the list was read again. */
   onToolsChanged?: () => void;
   /** Connects and lists tools; rejects with a message that includes the server's stderr tail. */
