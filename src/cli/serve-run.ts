@@ -14,6 +14,10 @@ export interface ServeFlags {
 }
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
+/** After the grace, how long the answers of cut-off executions may take to be sent. */
+const RESPONSE_FLUSH_MS = 1_000;
+/** Beyond the grace, how long shutdown may take before the process exits anyway. */
+const SHUTDOWN_FAILSAFE_MS = 15_000;
 
 /** Starts the gateway and serves until SIGINT/SIGTERM. */
 export async function runServe(flags: ServeFlags): Promise<void> {
@@ -77,10 +81,16 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'codemux stopping');
+    const graceMs = runtime.config().shutdownGraceMs;
+    logger.info({ signal, grace_ms: graceMs }, 'codemux stopping');
     stopWatching();
+    // Last resort: the steps below are bounded, but a stuck exit must never hang the host.
+    setTimeout(() => process.exit(EXIT_FAILED), graceMs + SHUTDOWN_FAILSAFE_MS).unref();
+    gateway.beginDrain();
+    await runtime.drain(graceMs);
+    // Upstreams (those still starting too) end while the last responses go out.
+    await Promise.all([runtime.stop(), gateway.flush(RESPONSE_FLUSH_MS)]);
     await gateway.stop();
-    await runtime.stop();
     tokens.close();
     process.exit(0);
   };

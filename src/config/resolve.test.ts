@@ -19,6 +19,7 @@ describe('resolveConfig', () => {
       memoryLimitMb: 128,
       maxOutputBytes: 1048576,
     });
+    expect(config.shutdownGraceMs).toBe(5000);
   });
 
   it('accepts both mcpServers shapes and infers the protocol', () => {
@@ -58,6 +59,9 @@ describe('resolveConfig', () => {
     [{ code_execution_max_tool_calls: -1 }, 'code_execution_max_tool_calls', 'integer'],
     [{ code_execution_max_output_bytes: 10 }, 'code_execution_max_output_bytes', 'from 1024'],
     [{ enable_code_execution: 'yes' }, 'enable_code_execution', 'true or false'],
+    [{ shutdown_grace_ms: -1 }, 'shutdown_grace_ms', 'from 0 to 600000'],
+    [{ shutdown_grace_ms: 600001 }, 'shutdown_grace_ms', 'from 0 to 600000'],
+    [{ shutdown_grace_ms: 1.5 }, 'shutdown_grace_ms', 'integer'],
     [{ mcpServers: 5 }, 'mcpServers', 'array of servers'],
     [{ mcpServers: [{ command: 'x' }] }, 'mcpServers[0].name', 'required'],
     [{ mcpServers: [{ name: 'a b', command: 'x' }] }, 'mcpServers[0].name', '1-64 characters'],

@@ -19,6 +19,23 @@ export interface AppDeps {
   /** Sessions of /mcp/codemode, whose only tool is execute. */
   codeModeSessions: McpSessions;
   logger: Logger;
+  /** True once shutdown began: every new request is answered 503. */
+  draining?: () => boolean;
+}
+
+export const SHUTTING_DOWN_HTTP_MESSAGE =
+  'codemux is shutting down and accepts no new requests; retry once it is back';
+const MCP_PATH = /^\/(mcp|sse|messages)(\/|$)/;
+
+function rpcError(
+  status: number,
+  message: string | undefined,
+  headers: Record<string, string> = {},
+) {
+  return new Response(
+    JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }),
+    { status, headers: { 'content-type': 'application/json', ...headers } },
+  );
 }
 
 export function createApp(deps: AppDeps): Hono<GatewayEnv> {
@@ -27,6 +44,19 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
 
   app.use('*', async (c, next) => {
     c.set('requestId', randomUUID());
+    if (deps.draining?.()) {
+      c.header('connection', 'close');
+      if (MCP_PATH.test(c.req.path))
+        return rpcError(503, SHUTTING_DOWN_HTTP_MESSAGE, { connection: 'close' });
+      return c.json(
+        {
+          ok: false,
+          error: { code: 'SHUTTING_DOWN', message: SHUTTING_DOWN_HTTP_MESSAGE },
+          request_id: c.get('requestId'),
+        },
+        503,
+      );
+    }
     await next();
   });
 
@@ -54,15 +84,6 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
     }
     return credential;
   };
-  const rpcError = (
-    status: number,
-    message: string | undefined,
-    headers: Record<string, string> = {},
-  ) =>
-    new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }), {
-      status,
-      headers: { 'content-type': 'application/json', ...headers },
-    });
   const unauthorized = (reason: 'missing' | 'invalid' | 'forbidden', detail?: string) =>
     reason === 'forbidden'
       ? rpcError(403, detail)
