@@ -31,6 +31,8 @@ interface Entry {
   limiter: ConcurrencyLimiter;
   state: ServerState;
   lastError?: string;
+  /** Why the last established connection dropped, until the next successful start. */
+  dropReason?: string;
   failure?: { at: number; message: string };
   reconnect?: NodeJS.Timeout;
   attempts: number;
@@ -53,6 +55,8 @@ export class UpstreamRegistry extends EventEmitter {
   private readonly live: boolean;
   private readonly factory: ConnectionFactory;
   private running = false;
+  /** Once stopped, start() does nothing (a signal may arrive while the gateway starts). */
+  private stopped = false;
   private toolsVersion = 0;
 
   constructor(
@@ -95,7 +99,7 @@ export class UpstreamRegistry extends EventEmitter {
 
   /** Live mode: connects every enabled, unquarantined server in parallel; resolves at once. */
   start(): void {
-    if (this.running) return;
+    if (this.running || this.stopped) return;
     this.running = true;
     for (const entry of this.entries.values()) this.connectInBackground(entry);
   }
@@ -109,6 +113,7 @@ export class UpstreamRegistry extends EventEmitter {
 
   private onDropped(entry: Entry, reason: string): void {
     if (entry.removed) return;
+    entry.dropReason = reason;
     this.setState(entry, 'failed', `server '${entry.config.name}' disconnected: ${reason}`);
     this.emit('tools', entry.config.name);
     if (this.live && this.running) this.scheduleReconnect(entry);
@@ -165,6 +170,7 @@ export class UpstreamRegistry extends EventEmitter {
       if (entry.removed)
         return { ok: false, message: `server '${name}' was removed from the config` };
       entry.failure = undefined;
+      entry.dropReason = undefined;
       entry.attempts = 0;
       this.setState(entry, 'ready');
       this.emit('tools', name);
@@ -268,13 +274,10 @@ export class UpstreamRegistry extends EventEmitter {
         };
       }
       if (!entry.connection.connected) {
-        const reason = entry.state === 'failed' ? entry.lastError : undefined;
         return {
           ok: false,
           code: 'SERVER_UNAVAILABLE',
-          message: reason
-            ? `${reason} (during ${tool}); codemux is reconnecting`
-            : `server '${server}' disconnected during ${tool}: ${(error as Error).message}`,
+          message: `server '${server}' disconnected during ${tool}: ${entry.dropReason ?? (error as Error).message}; it is restarted for the next call`,
         };
       }
       return {
@@ -290,6 +293,7 @@ export class UpstreamRegistry extends EventEmitter {
   /** Closes every connection (and so every stdio child); idempotent. */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopped = true;
     await Promise.all([...this.entries.values()].map((e) => this.retire(e)));
   }
 }
