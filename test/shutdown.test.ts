@@ -49,7 +49,10 @@ describe('shutdown', () => {
     // The connect timeout is 30 s; the old code waited for it.
     expect(performance.now() - started).toBeLessThan(10_000);
     expect(gateway.child.pid && alive(gateway.child.pid)).toBe(false);
-    expect(pids.filter(alive)).toEqual([]);
+    const left = pids.filter(alive);
+    // Clean up even when the assertion fails (the old code left these orphaned).
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    expect(left).toEqual([]);
   }, 60_000);
 
   it('lets in-flight executions finish within shutdown_grace_ms and answers the rest with a clear error', async () => {

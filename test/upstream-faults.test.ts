@@ -187,8 +187,9 @@ describe('stdio upstream faults', () => {
   let gateway: RunningGateway;
   let health: ReturnType<typeof pinger>;
 
+  let pidDir: string;
   beforeAll(async () => {
-    const pidDir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-pids-'));
+    pidDir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-pids-'));
     gateway = await startGateway(
       writeConfig({
         mcpServers: [
@@ -207,6 +208,9 @@ describe('stdio upstream faults', () => {
   });
   afterAll(async () => {
     await gateway.stop();
+    // Whatever the gateway left behind (it should be nothing).
+    for (const pid of fs.readdirSync(pidDir).map(Number))
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
   });
   beforeEach(() => {
     health = pinger(gateway);
