@@ -14,6 +14,10 @@ export interface ServeFlags {
 }
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
+/** After the grace, how long the answers of cut-off executions may take to be sent. */
+const RESPONSE_FLUSH_MS = 1_000;
+/** Beyond the grace, how long shutdown may take before the process exits anyway. */
+const SHUTDOWN_FAILSAFE_MS = 15_000;
 
 /** Starts the gateway and serves until SIGINT/SIGTERM. */
 export async function runServe(flags: ServeFlags): Promise<void> {
@@ -32,6 +36,27 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     port: config.listenPort,
     logger,
   });
+  // Handlers first: a signal during start-up must still end the upstreams it spawned.
+  let stopWatching = () => {};
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    const graceMs = runtime.config().shutdownGraceMs;
+    logger.info({ signal, grace_ms: graceMs }, 'codemux stopping');
+    stopWatching();
+    // Last resort: the steps below are bounded, but a stuck exit must never hang the host.
+    setTimeout(() => process.exit(EXIT_FAILED), graceMs + SHUTDOWN_FAILSAFE_MS).unref();
+    gateway.beginDrain();
+    await runtime.drain(graceMs);
+    // Upstreams (those still starting too) end while the last responses go out.
+    await Promise.all([runtime.stop(), gateway.flush(RESPONSE_FLUSH_MS)]);
+    await gateway.stop();
+    tokens.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
   try {
     await gateway.start();
   } catch (error) {
@@ -44,6 +69,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     return;
   }
   await runtime.start();
+  if (stopping) return;
   const base = `http://${config.listen}`;
   say(`codemux ${VERSION} listening on ${base}`);
   say(
@@ -65,7 +91,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
       `    ${name.padEnd(20)} ${state}${state === 'ready' ? ` (${status?.tools ?? 0} tools)` : `: ${status?.last_error ?? ''}`}`,
     );
   });
-  const stopWatching = watchConfig(
+  stopWatching = watchConfig(
     file,
     async (next) => {
       if (next.listen !== config.listen) logger.warn('a changed "listen" applies after a restart');
@@ -73,17 +99,4 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     },
     logger,
   );
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'codemux stopping');
-    stopWatching();
-    await gateway.stop();
-    await runtime.stop();
-    tokens.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }

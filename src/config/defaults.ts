@@ -54,6 +54,17 @@ export const MAX_LOG_LINE_BYTES = 4096;
 /** How long a connect (spawn + initialize + tools/list) may take before the server counts as failed. */
 export const UPSTREAM_CONNECT_TIMEOUT_MS = 30_000;
 
+/** Ending a stdio server: after closing its stdin, wait this long before SIGTERM; then as long again before SIGKILL. */
+export const UPSTREAM_STOP_STDIN_GRACE_MS = 2_000;
+export const UPSTREAM_STOP_TERM_GRACE_MS = 2_000;
+
+/** An HTTP/SSE upstream opens a new session after this many transport failures in a row (5xx, broken streams). */
+export const UPSTREAM_FAILURES_BEFORE_RECONNECT = 3;
+
+/** On SIGINT/SIGTERM, in-flight executions may finish within this grace (`shutdown_grace_ms`). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
+export const MAX_SHUTDOWN_GRACE_MS = 600_000;
+
 /** After a failed start, calls within this window get the cached failure instead of a new spawn. */
 export const UPSTREAM_RETRY_AFTER_MS = 2_000;
 

@@ -20,6 +20,7 @@ describe('resolveConfig', () => {
       maxOutputBytes: 1048576,
       maxHostCalls: 10000,
     });
+    expect(config.shutdownGraceMs).toBe(5000);
   });
 
   it('accepts both mcpServers shapes and infers the protocol', () => {
@@ -68,6 +69,9 @@ describe('resolveConfig', () => {
     [{ enable_code_execution: 'yes' }, 'enable_code_execution', 'true or false'],
     [{ max_request_bytes: 100 }, 'max_request_bytes', 'from 1024 to 1073741824'],
     [{ max_request_bytes: 1.5 }, 'max_request_bytes', 'integer'],
+    [{ shutdown_grace_ms: -1 }, 'shutdown_grace_ms', 'from 0 to 600000'],
+    [{ shutdown_grace_ms: 600001 }, 'shutdown_grace_ms', 'from 0 to 600000'],
+    [{ shutdown_grace_ms: 1.5 }, 'shutdown_grace_ms', 'integer'],
     [{ mcpServers: 5 }, 'mcpServers', 'array of servers'],
     [{ mcpServers: [{ command: 'x' }] }, 'mcpServers[0].name', 'required'],
     [{ mcpServers: [{ name: 'a b', command: 'x' }] }, 'mcpServers[0].name', '1-64 characters'],

@@ -15,6 +15,7 @@ import {
   DEFAULT_MEMORY_LIMIT_MB,
   DEFAULT_POOL_SIZE,
   DEFAULT_SEARCH_MAX_RESULTS,
+  DEFAULT_SHUTDOWN_GRACE_MS,
 } from './defaults.ts';
 import { type UserServerConfig, userConfigSchema, userServerSchema } from './schema.ts';
 import type { ResolvedConfig, ServerConfig, UpstreamProtocol } from './types.ts';
@@ -180,6 +181,7 @@ export function resolveConfig(
     searchMaxResults: user.search?.max_results || DEFAULT_SEARCH_MAX_RESULTS,
     descriptionBudgetTokens:
       user.tool_description_budget_tokens ?? DEFAULT_DESCRIPTION_BUDGET_TOKENS,
+    shutdownGraceMs: user.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
     servers: resolveServers(user.mcpServers, options.baseDir, source),
   };
 }

@@ -12,6 +12,7 @@ import {
   MAX_POOL_SIZE,
   MAX_QUEUE_SIZE,
   MAX_SEARCH_RESULTS,
+  MAX_SHUTDOWN_GRACE_MS,
   MAX_TIMEOUT_MS,
   MIN_MAX_HOST_CALLS,
   MIN_MAX_OUTPUT_BYTES,
@@ -117,6 +118,7 @@ export const userConfigSchema = z.object({
     )
     .optional(),
   tool_description_budget_tokens: intIn(0, MAX_DESCRIPTION_BUDGET_TOKENS).optional(),
+  shutdown_grace_ms: intIn(0, MAX_SHUTDOWN_GRACE_MS).optional(),
   code_mode: z
     .object(
       {

@@ -72,5 +72,7 @@ export interface ResolvedConfig {
   toolkits: ToolkitConfig[];
   searchMaxResults: number;
   descriptionBudgetTokens: number;
+  /** On SIGINT/SIGTERM, how long in-flight executions may still run (`shutdown_grace_ms`). */
+  shutdownGraceMs: number;
   servers: ServerConfig[];
 }

@@ -4,6 +4,7 @@ import type { ResolvedConfig } from '../config/index.ts';
 import { SandboxPool } from '../sandbox/index.ts';
 import { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { DrainingExecutor } from './drain.ts';
 import { ExecuteService } from './execute-service.ts';
 import { ExecutionService } from './service.ts';
 
@@ -18,7 +19,12 @@ export interface Runtime {
   execute: ExecuteService;
   /** Starts the warm sandbox workers; in live mode also connects every server (not awaited). */
   start(): Promise<void>;
-  /** Stops workers and upstream children; idempotent. */
+  /**
+   * Shutdown, first step: new executions are refused; running ones get `graceMs` to finish,
+   * then end with a clear EXECUTION_FAILED.
+   */
+  drain(graceMs: number): Promise<void>;
+  /** Stops workers and upstream children (those still starting too); idempotent. */
   stop(): Promise<void>;
 }
 
@@ -54,11 +60,13 @@ export function createRuntime(
 ): Runtime {
   let config = initial;
   const registry = new UpstreamRegistry(config.servers, logger, { live: options.live });
-  const pool = new SandboxPool({
-    size: config.codeExecution.poolSize,
-    warm: options.warmWorkers,
-    memoryLimitBytes: config.codeExecution.memoryLimitMb * 1_048_576,
-  });
+  const pool = new DrainingExecutor(
+    new SandboxPool({
+      size: config.codeExecution.poolSize,
+      warm: options.warmWorkers,
+      memoryLimitBytes: config.codeExecution.memoryLimitMb * 1_048_576,
+    }),
+  );
   const current = () => config;
   const catalog = new Catalog({
     entries: () => catalogEntries(registry),
@@ -106,6 +114,7 @@ export function createRuntime(
       config = next;
       await registry.update(next.servers);
     },
+    drain: (graceMs) => pool.drain(graceMs),
     stop: () => {
       stopping ??= Promise.all([pool.stop(), registry.stop()]).then(() => {});
       return stopping;

@@ -22,6 +22,23 @@ export interface AppDeps {
   logger: Logger;
   /** The port the gateway listens on: the only one a keyless Host may name. */
   listenPort: number;
+  /** True once shutdown began: every new request is answered 503. */
+  draining?: () => boolean;
+}
+
+export const SHUTTING_DOWN_HTTP_MESSAGE =
+  'codemux is shutting down and accepts no new requests; retry once it is back';
+const MCP_PATH = /^\/(mcp|sse|messages)(\/|$)/;
+
+function rpcError(
+  status: number,
+  message: string | undefined,
+  headers: Record<string, string> = {},
+) {
+  return new Response(
+    JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }),
+    { status, headers: { 'content-type': 'application/json', ...headers } },
+  );
 }
 
 /** Upstreams by state, without names or errors (/healthz answers without a key). */
@@ -39,6 +56,19 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
 
   app.use('*', async (c, next) => {
     c.set('requestId', randomUUID());
+    if (deps.draining?.()) {
+      c.header('connection', 'close');
+      if (MCP_PATH.test(c.req.path))
+        return rpcError(503, SHUTTING_DOWN_HTTP_MESSAGE, { connection: 'close' });
+      return c.json(
+        {
+          ok: false,
+          error: { code: 'SHUTTING_DOWN', message: SHUTTING_DOWN_HTTP_MESSAGE },
+          request_id: c.get('requestId'),
+        },
+        503,
+      );
+    }
     await next();
   });
 
@@ -73,15 +103,6 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
     }
     return credential;
   };
-  const rpcError = (
-    status: number,
-    message: string | undefined,
-    headers: Record<string, string> = {},
-  ) =>
-    new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }), {
-      status,
-      headers: { 'content-type': 'application/json', ...headers },
-    });
   const unauthorized = (reason: 'missing' | 'invalid' | 'forbidden', detail?: string) =>
     reason === 'forbidden'
       ? rpcError(403, detail)

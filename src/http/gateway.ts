@@ -20,6 +20,7 @@ export interface GatewayOptions {
 type NodeServer = ReturnType<typeof serve> & {
   requestTimeout: number;
   closeAllConnections(): void;
+  closeIdleConnections(): void;
 };
 
 export class HttpGateway {
@@ -27,6 +28,10 @@ export class HttpGateway {
   private readonly sessions: McpSessions;
   private readonly codeModeSessions: McpSessions;
   private stopping: Promise<void> | undefined;
+  private draining = false;
+  /** Requests other than GET (whose streams live long) whose response is not finished yet. */
+  private inFlight = 0;
+  private onFlushed: (() => void) | undefined;
 
   constructor(private readonly options: GatewayOptions) {
     this.sessions = new McpSessions(options.runtime, options.logger);
@@ -48,6 +53,7 @@ export class HttpGateway {
       codeModeSessions: this.codeModeSessions,
       logger,
       listenPort: port,
+      draining: () => this.draining,
     });
     return new Promise((resolve, reject) => {
       const server = serve({ fetch: app.fetch, hostname: host, port }, (info) =>
@@ -56,8 +62,34 @@ export class HttpGateway {
       // Executions may run up to 600 s; the route's own deadline follows timeout_ms.
       server.requestTimeout = 0;
       server.on('error', reject);
+      server.on('request', (req, res) => {
+        if (req.method === 'GET') return;
+        this.inFlight++;
+        res.once('close', () => {
+          if (--this.inFlight === 0) this.onFlushed?.();
+        });
+      });
       this.server = server;
     });
+  }
+
+  /** Shutdown, first step: stop listening; requests on open connections are answered 503. */
+  beginDrain(): void {
+    if (this.draining) return;
+    this.draining = true;
+    this.server?.close();
+    this.server?.closeIdleConnections();
+  }
+
+  /** Resolves when every non-GET response has been sent, or after `ms`. */
+  async flush(ms: number): Promise<void> {
+    if (this.inFlight === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      this.onFlushed = resolve;
+      timer = setTimeout(resolve, ms);
+    });
+    clearTimeout(timer);
   }
 
   /** Closes MCP sessions, then the listener and its connections; idempotent. */
@@ -67,7 +99,8 @@ export class HttpGateway {
       const server = this.server;
       if (!server) return;
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        if (!server.listening) resolve();
+        else server.close(() => resolve());
         server.closeAllConnections();
       });
     })();

@@ -16,6 +16,7 @@ export interface JobBridge {
 /** Runs untrusted programs; every failure comes back as a JobOutcome. */
 export interface SandboxExecutor {
   start(): Promise<void>;
-  stop(): Promise<void>;
+  /** Ends every run still going with EXECUTION_FAILED and `reason` (default: the gateway is stopping). */
+  stop(reason?: string): Promise<void>;
   run(job: JobSpec, bridge: JobBridge): Promise<JobOutcome>;
 }

@@ -204,8 +204,13 @@ export class PoolWorker {
     }, failed);
   }
 
-  /** Stops the thread at once (frees its CPU); idempotent. */
-  async terminate(): Promise<void> {
+  /** Stops the thread at once (frees its CPU); a job still running ends with EXECUTION_FAILED and `reason`. Idempotent. */
+  async terminate(reason = 'the sandbox worker was stopped'): Promise<void> {
+    if (this.running)
+      this.finish(this.running.execId, {
+        ok: false,
+        error: { code: 'EXECUTION_FAILED', message: reason },
+      });
     this.markGone();
     await this.worker.terminate();
   }

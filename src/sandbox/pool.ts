@@ -149,17 +149,14 @@ export class SandboxPool implements SandboxExecutor {
     });
   }
 
-  /** Terminates every worker; queued jobs end with EXECUTION_FAILED. Idempotent. */
-  async stop(): Promise<void> {
+  /** Terminates every worker; queued and running jobs end with EXECUTION_FAILED. Idempotent. */
+  async stop(reason = 'the gateway is stopping'): Promise<void> {
     this.stopped = true;
     for (const waiting of this.queue.splice(0)) {
       clearTimeout(waiting.timer);
-      waiting.resolve({
-        ok: false,
-        error: { code: 'EXECUTION_FAILED', message: 'the gateway is stopping' },
-      });
+      waiting.resolve({ ok: false, error: { code: 'EXECUTION_FAILED', message: reason } });
     }
-    await Promise.all([...this.workers].map((w) => w.terminate()));
+    await Promise.all([...this.workers].map((w) => w.terminate(reason)));
     this.workers.clear();
   }
 }

@@ -1,10 +1,9 @@
 /**
- * @module The stdio transport's line reader, replaced: it joins a long line's chunks once
+ * @module The stdio transport's line reader: it joins a long line's chunks once
  * (the SDK's copies the whole buffer per chunk), and drops notifications the gateway never
  * handles before the SDK's zod parse, so a flood of 20,000 of them costs a JSON.parse each
  * instead of stalling the event loop for a second.
  */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ADMITTED, isIgnoredNotification } from './guarded-transport.ts';
 
 const NEWLINE = 0x0a;
@@ -27,7 +26,7 @@ export class LineReader {
     this.length += chunk.length;
     if (this.length > this.maxBytes) {
       this.clear();
-      throw new Error(`ReadBuffer exceeded maximum size of ${this.maxBytes} bytes`);
+      throw new Error(`a message from the server is longer than ${this.maxBytes} bytes`);
     }
     this.chunks.push(chunk);
     if (chunk.includes(NEWLINE)) {
@@ -57,12 +56,4 @@ export class LineReader {
     this.chunks = [];
     this.length = 0;
   }
-}
-
-/** Puts a LineReader in the SDK stdio transport's place (a private field); false if it has none. */
-export function useLineReader(transport: Transport, reader: LineReader): boolean {
-  const target = transport as unknown as { _readBuffer?: unknown };
-  if (typeof target._readBuffer !== 'object' || target._readBuffer === null) return false;
-  target._readBuffer = reader;
-  return true;
 }

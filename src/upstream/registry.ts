@@ -32,6 +32,8 @@ interface Entry {
   limiter: ConcurrencyLimiter;
   state: ServerState;
   lastError?: string;
+  /** Why the last established connection dropped, until the next successful start. */
+  dropReason?: string;
   failure?: { at: number; message: string };
   reconnect?: NodeJS.Timeout;
   attempts: number;
@@ -57,6 +59,8 @@ export class UpstreamRegistry extends EventEmitter {
   private readonly live: boolean;
   private readonly factory: ConnectionFactory;
   private running = false;
+  /** Once stopped, start() does nothing (a signal may arrive while the gateway starts). */
+  private stopped = false;
   private toolsVersion = 0;
 
   constructor(
@@ -85,7 +89,7 @@ export class UpstreamRegistry extends EventEmitter {
       attempts: 0,
       removed: false,
     };
-    entry.connection.onClose = () => this.onDropped(entry);
+    entry.connection.onClose = (reason) => this.onDropped(entry, reason);
     entry.connection.onToolsChanged = () => this.emit('tools', config.name);
     entry.connection.onLog = (message) => this.emit('log', config.name, message);
     this.entries.set(config.name, entry);
@@ -100,7 +104,7 @@ export class UpstreamRegistry extends EventEmitter {
 
   /** Live mode: connects every enabled, unquarantined server in parallel; resolves at once. */
   start(): void {
-    if (this.running) return;
+    if (this.running || this.stopped) return;
     this.running = true;
     for (const entry of this.entries.values()) this.connectInBackground(entry);
   }
@@ -112,9 +116,10 @@ export class UpstreamRegistry extends EventEmitter {
     });
   }
 
-  private onDropped(entry: Entry): void {
+  private onDropped(entry: Entry, reason: string): void {
     if (entry.removed) return;
-    this.setState(entry, 'failed', 'the connection closed');
+    entry.dropReason = reason;
+    this.setState(entry, 'failed', `server '${entry.config.name}' disconnected: ${reason}`);
     this.emit('tools', entry.config.name);
     if (this.live && this.running) this.scheduleReconnect(entry);
   }
@@ -170,6 +175,7 @@ export class UpstreamRegistry extends EventEmitter {
       if (entry.removed)
         return { ok: false, message: `server '${name}' was removed from the config` };
       entry.failure = undefined;
+      entry.dropReason = undefined;
       entry.attempts = 0;
       this.setState(entry, 'ready');
       this.emit('tools', name);
@@ -284,7 +290,7 @@ export class UpstreamRegistry extends EventEmitter {
         return {
           ok: false,
           code: 'SERVER_UNAVAILABLE',
-          message: `server '${server}' disconnected during ${tool}: ${(error as Error).message}`,
+          message: `server '${server}' disconnected during ${tool}: ${entry.dropReason ?? (error as Error).message}; it is restarted for the next call`,
         };
       }
       return {
@@ -300,6 +306,7 @@ export class UpstreamRegistry extends EventEmitter {
   /** Closes every connection (and so every stdio child); idempotent. */
   async stop(): Promise<void> {
     this.running = false;
+    this.stopped = true;
     await Promise.all([...this.entries.values()].map((e) => this.retire(e)));
   }
 }

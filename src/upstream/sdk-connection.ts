@@ -2,15 +2,20 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_UPSTREAM_MESSAGE_BYTES, UPSTREAM_CONNECT_TIMEOUT_MS } from '../config/defaults.ts';
+import {
+  MAX_UPSTREAM_MESSAGE_BYTES,
+  UPSTREAM_CONNECT_TIMEOUT_MS,
+  UPSTREAM_FAILURES_BEFORE_RECONNECT,
+} from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { GuardedTransport } from './guarded-transport.ts';
-import { LineReader, useLineReader } from './line-reader.ts';
 import { boundedOutputValidators } from './output-validators.ts';
 import { boundedSchema } from './schema-bounds.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
 import { StderrTail } from './stderr-tail.ts';
+import { StdioTransport } from './stdio-transport.ts';
+import { classifyTransportError } from './transport-failure.ts';
 import type { CallOptions, ToolInfo, UpstreamConnection, UpstreamLog } from './types.ts';
 
 const CLIENT_INFO = { name: 'codemux', version: '0.1.0' };
@@ -18,10 +23,15 @@ const CLIENT_INFO = { name: 'codemux', version: '0.1.0' };
 const UNBOUNDED_CALL_TIMEOUT_MS = 600_000;
 
 export class SdkConnection implements UpstreamConnection {
-  onClose?: () => void;
+  onClose?: (reason: string) => void;
   onToolsChanged?: () => void;
   onLog?: (message: UpstreamLog) => void;
   private client: Client | undefined;
+  /** The client of a connect in flight, so stop() can end it (and its child) at once. */
+  private pending: Client | undefined;
+  /** HTTP/SSE transport failures in a row (5xx); reset by a call that gets through. */
+  private failuresInARow = 0;
+  private readonly seenErrors = new WeakSet<object>();
   private starting: Promise<void> | undefined;
   private toolList: ToolInfo[] = [];
   private readonly stderr = new StderrTail();
@@ -45,33 +55,51 @@ export class SdkConnection implements UpstreamConnection {
   }
 
   private transport(sdk: SdkModules): Transport {
-    const {
-      StreamableHTTPClientTransport,
-      SSEClientTransport,
-      StdioClientTransport,
-      getDefaultEnvironment,
-    } = sdk;
+    const { StreamableHTTPClientTransport, SSEClientTransport } = sdk;
     const s = this.server;
     const requestInit = { headers: s.headers };
     if (s.protocol === 'http')
       return new StreamableHTTPClientTransport(new URL(s.url!), { requestInit });
     if (s.protocol === 'sse') return new SSEClientTransport(new URL(s.url!), { requestInit });
-    const transport = new StdioClientTransport({
-      command: s.command!,
-      args: s.args,
-      env: { ...getDefaultEnvironment(), ...s.env },
-      cwd: s.cwd,
-      stderr: 'pipe',
-      // A longer line closes the connection (the SDK's rule); shorter ones are judged per call.
-      maxBufferSize: MAX_UPSTREAM_MESSAGE_BYTES,
-    });
-    const reader = new LineReader(MAX_UPSTREAM_MESSAGE_BYTES, sdk.JSONRPCMessageSchema);
-    if (!useLineReader(transport, reader))
-      this.logger.warn('the SDK stdio transport changed: using its own line reader');
-    this.stderr.attach(transport.stderr as never, (line) =>
-      this.logger.debug({ server: s.name }, `stderr: ${line}`),
+    return new StdioTransport(
+      {
+        command: s.command!,
+        args: s.args,
+        env: { ...sdk.getDefaultEnvironment(), ...s.env },
+        cwd: s.cwd,
+      },
+      sdk,
+      (stream) =>
+        this.stderr.attach(stream, (line) =>
+          this.logger.debug({ server: s.name }, `stderr: ${line}`),
+        ),
     );
-    return transport;
+  }
+
+  /** Ends an established connection that can no longer work, and reports why (the registry reconnects). */
+  private drop(client: Client, reason: string): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.failuresInARow = 0;
+    this.logger.warn({ server: this.name, reason }, 'upstream connection lost');
+    void client.close().catch(() => {});
+    this.onClose?.(reason);
+  }
+
+  /** An HTTP/SSE transport error, from a call or from the transport's background streams. */
+  private noticeTransportError(client: Client, error: unknown): void {
+    const protocol = this.server.protocol;
+    if (protocol === 'stdio' || this.client !== client) return;
+    // A failed send reaches us twice: through onerror and as the call's rejection.
+    if (typeof error === 'object' && error !== null) {
+      if (this.seenErrors.has(error)) return;
+      this.seenErrors.add(error);
+    }
+    const verdict = classifyTransportError(error, protocol);
+    const message = (error as Error)?.message ?? String(error);
+    if (verdict === 'lost') this.drop(client, `the connection was lost: ${message}`);
+    else if (verdict === 'flaky' && ++this.failuresInARow >= UPSTREAM_FAILURES_BEFORE_RECONNECT)
+      this.drop(client, `${this.failuresInARow} transport failures in a row, the last: ${message}`);
   }
 
   private async connect(): Promise<void> {
@@ -80,13 +108,17 @@ export class SdkConnection implements UpstreamConnection {
       capabilities: {},
       jsonSchemaValidator: boundedOutputValidators,
     });
+    const inner = this.transport(sdk);
+    const transport = new GuardedTransport(inner, (reason) =>
+      this.logger.warn({ server: this.name }, `dropped an upstream message: ${reason}`),
+    );
     client.onclose = () => {
-      if (this.client === client) {
-        this.client = undefined;
-        this.logger.warn({ server: this.name }, 'upstream connection closed');
-        this.onClose?.();
-      }
+      const reason =
+        (inner instanceof StdioTransport ? inner.closeReason : undefined) ??
+        'the connection closed';
+      this.drop(client, reason);
     };
+    client.onerror = (error) => this.noticeTransportError(client, error);
     client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
       if (this.client !== client) return;
       try {
@@ -108,13 +140,13 @@ export class SdkConnection implements UpstreamConnection {
       if (this.client === client) this.onLog?.(notification.params);
     });
     const started = Date.now();
-    const transport = new GuardedTransport(this.transport(sdk), (reason) =>
-      this.logger.warn({ server: this.name }, `dropped an upstream message: ${reason}`),
-    );
+    this.pending = client;
     try {
       await client.connect(transport, { timeout: UPSTREAM_CONNECT_TIMEOUT_MS });
       const tools = await this.listTools(client);
+      if (this.pending !== client) throw new Error('the connection was stopped while starting');
       this.toolList = tools;
+      this.failuresInARow = 0;
       this.client = client;
       this.logger.debug(
         { server: this.name, tools: tools.length, ms: Date.now() - started },
@@ -127,6 +159,8 @@ export class SdkConnection implements UpstreamConnection {
       const tail = this.stderr.value;
       const reason = (error as Error).message;
       throw new Error(tail ? `${reason}; its stderr ends with: ${tail}` : reason);
+    } finally {
+      if (this.pending === client) this.pending = undefined;
     }
   }
 
@@ -169,15 +203,17 @@ export class SdkConnection implements UpstreamConnection {
     return this.starting;
   }
 
+  /** Ends the connection, and a connect in flight too (its child is ended, not waited for). */
   async stop(): Promise<void> {
     const client = this.client;
+    const pending = this.pending;
     this.client = undefined;
-    await this.starting?.catch(() => {});
-    await client?.close().catch(() => {});
-    // A connect that was in flight when stop() began.
-    const late = this.client as Client | undefined;
-    this.client = undefined;
-    await late?.close().catch(() => {});
+    this.pending = undefined;
+    await Promise.all([
+      client?.close().catch(() => {}),
+      pending?.close().catch(() => {}),
+      this.starting?.catch(() => {}),
+    ]);
   }
 
   async callTool(
@@ -187,10 +223,22 @@ export class SdkConnection implements UpstreamConnection {
   ): Promise<CallToolResult> {
     const client = this.client;
     if (!client) throw new Error(`server '${this.name}' is not connected`);
-    return (await client.callTool({ name: tool, arguments: args }, this.resultSchema as never, {
-      signal: options.signal,
-      timeout: options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS,
-    })) as CallToolResult;
+    try {
+      const result = (await client.callTool(
+        { name: tool, arguments: args },
+        this.resultSchema as never,
+        {
+          signal: options.signal,
+          timeout: options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS,
+        },
+      )) as CallToolResult;
+      if (this.client === client) this.failuresInARow = 0;
+      return result;
+    } catch (error) {
+      // The transport already reported it through onerror; this catches what it did not.
+      if (!options.signal?.aborted) this.noticeTransportError(client, error);
+      throw error;
+    }
   }
 }
 

@@ -11,16 +11,18 @@ const load = () =>
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/client/sse.js'),
     import('@modelcontextprotocol/sdk/types.js'),
-  ]).then(([client, stdio, streamableHttp, sse, types]) => ({
+    import('@modelcontextprotocol/sdk/shared/stdio.js'),
+  ]).then(([client, stdio, streamableHttp, sse, types, sharedStdio]) => ({
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
     CallToolResultSchema: types.CallToolResultSchema,
     JSONRPCMessageSchema: types.JSONRPCMessageSchema,
     LoggingMessageNotificationSchema: types.LoggingMessageNotificationSchema,
     Client: client.Client,
-    StdioClientTransport: stdio.StdioClientTransport,
     getDefaultEnvironment: stdio.getDefaultEnvironment,
     StreamableHTTPClientTransport: streamableHttp.StreamableHTTPClientTransport,
     SSEClientTransport: sse.SSEClientTransport,
+    serializeMessage: sharedStdio.serializeMessage,
+    StreamableHTTPError: streamableHttp.StreamableHTTPError,
   }));
 
 export type SdkModules = Awaited<ReturnType<typeof load>>;

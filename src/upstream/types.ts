@@ -39,8 +39,8 @@ export interface UpstreamLog {
 /** One connection to one upstream server; start() and stop() are idempotent. */
 export interface UpstreamConnection {
   readonly name: string;
-  /** Called when an established connection drops (the child exited, the stream closed). */
-  onClose?: () => void;
+  /** Called when an established connection drops (the child exited or closed stdout, the HTTP session was lost), with why. */
+  onClose?: (reason: string) => void;
   /** Called after the server announced tools/list_changed and the list was read again. */
   onToolsChanged?: () => void;
   /** Called with each `notifications/message` (a log line) the server sends. */
