@@ -10,6 +10,7 @@ import type {
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_UPSTREAM_MESSAGE_BYTES, MAX_UPSTREAM_RESULT_DEPTH } from '../config/defaults.ts';
 import { measureJson } from './result-bounds.ts';
+import { boundedSchema } from './schema-bounds.ts';
 
 /** JSON-RPC error code of a response the gateway refused; `data` says why. */
 export const RESULT_REFUSED_CODE = -32097;
@@ -55,10 +56,33 @@ export function isIgnoredNotification(message: unknown): boolean {
   return !HANDLED_NOTIFICATIONS.has(m.method);
 }
 
+/**
+ * A tools/list answer's schemas are bounded one tool at a time: a hostile schema is replaced by
+ * its permissive stand-in, so one deep or huge schema costs its own tool's checks, not the server.
+ */
+function boundListedSchemas(result: unknown, onDropped: (reason: string) => void): void {
+  const tools = (result as { tools?: unknown } | null)?.tools;
+  if (!Array.isArray(tools)) return;
+  for (const tool of tools as Array<Record<string, unknown>>) {
+    if (typeof tool !== 'object' || tool === null) continue;
+    for (const field of ['inputSchema', 'outputSchema'] as const) {
+      const schema = tool[field];
+      if (typeof schema !== 'object' || schema === null) continue;
+      const bounded = boundedSchema(schema as Record<string, unknown>);
+      if (!bounded.excess) continue;
+      tool[field] = bounded.schema;
+      onDropped(`tools/list: ${String(tool.name)} ${field}: ${bounded.excess}`);
+    }
+  }
+}
+
 export class GuardedTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+
+  /** Ids of tools/list requests sent and not yet answered. */
+  private readonly listRequests = new Set<unknown>();
 
   constructor(
     private readonly inner: Transport,
@@ -82,6 +106,8 @@ export class GuardedTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const m = message as { method?: unknown; id?: unknown };
+    if (m.method === 'tools/list' && m.id !== undefined) this.listRequests.add(m.id);
     return this.inner.send(message, options);
   }
 
@@ -90,6 +116,10 @@ export class GuardedTransport implements Transport {
   }
 
   private receive(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    const id = (message as { id?: unknown }).id;
+    if (id !== undefined && this.listRequests.delete(id)) {
+      boundListedSchemas((message as { result?: unknown }).result, this.onDropped);
+    }
     const admitted = (message as { [ADMITTED]?: boolean })[ADMITTED] === true;
     if (!admitted && isIgnoredNotification(message)) return;
     const m = message as { id?: unknown; method?: unknown; result?: unknown; params?: unknown };
