@@ -19,7 +19,9 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
   const runtime = createRuntime(config, logger, { warmWorkers: 2, live: true });
-  const server = flags.codemode ? createCodeModeServer(runtime) : createMcpServer(runtime);
+  const server = flags.codemode
+    ? createCodeModeServer(runtime)
+    : createMcpServer(runtime, { startupWaitMs: config.startupWaitMs });
   const transport = new StdioServerTransport();
   let closing = false;
   const shutdown = async (why: string) => {

@@ -38,6 +38,10 @@ export const MAX_LOG_LINE_BYTES = 4096;
 /** How long a connect (spawn + initialize + tools/list) may take before the server counts as failed. */
 export const UPSTREAM_CONNECT_TIMEOUT_MS = 30_000;
 
+/** `codemux stdio`: how long the first tools/list waits for servers still connecting. */
+export const DEFAULT_STARTUP_WAIT_MS = 5_000;
+export const MAX_STARTUP_WAIT_MS = 600_000;
+
 /** After a failed start, calls within this window get the cached failure instead of a new spawn. */
 export const UPSTREAM_RETRY_AFTER_MS = 2_000;
 

@@ -13,6 +13,7 @@ import {
   DEFAULT_MEMORY_LIMIT_MB,
   DEFAULT_POOL_SIZE,
   DEFAULT_SEARCH_MAX_RESULTS,
+  DEFAULT_STARTUP_WAIT_MS,
 } from './defaults.ts';
 import { type UserServerConfig, userConfigSchema, userServerSchema } from './schema.ts';
 import type { ResolvedConfig, ServerConfig, UpstreamProtocol } from './types.ts';
@@ -172,6 +173,7 @@ export function resolveConfig(
     searchMaxResults: user.search?.max_results || DEFAULT_SEARCH_MAX_RESULTS,
     descriptionBudgetTokens:
       user.tool_description_budget_tokens ?? DEFAULT_DESCRIPTION_BUDGET_TOKENS,
+    startupWaitMs: user.startup_wait_ms ?? DEFAULT_STARTUP_WAIT_MS,
     servers: resolveServers(user.mcpServers, options.baseDir, source),
   };
 }

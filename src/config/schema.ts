@@ -10,6 +10,7 @@ import {
   MAX_POOL_SIZE,
   MAX_QUEUE_SIZE,
   MAX_SEARCH_RESULTS,
+  MAX_STARTUP_WAIT_MS,
   MAX_TIMEOUT_MS,
   MIN_MAX_OUTPUT_BYTES,
   MIN_MAX_PARALLEL,
@@ -110,6 +111,7 @@ export const userConfigSchema = z.object({
       { error: 'must be an object' },
     )
     .optional(),
+  startup_wait_ms: intIn(0, MAX_STARTUP_WAIT_MS).optional(),
   tool_description_budget_tokens: intIn(0, MAX_DESCRIPTION_BUDGET_TOKENS).optional(),
   code_mode: z
     .object(

@@ -68,5 +68,7 @@ export interface ResolvedConfig {
   toolkits: ToolkitConfig[];
   searchMaxResults: number;
   descriptionBudgetTokens: number;
+  /** How long `codemux stdio`'s first tools/list waits for servers still connecting. */
+  startupWaitMs: number;
   servers: ServerConfig[];
 }

@@ -26,13 +26,29 @@ export function visibleServers(runtime: Runtime, caller: Caller): ServerSummary[
     .filter(
       (s) => s.state !== 'disabled' && s.state !== 'quarantined' && (!scope || scope.has(s.name)),
     )
-    .map((s) => ({ name: s.name, tools: runtime.registry.tools(s.name) }));
+    .map((s) => ({
+      name: s.name,
+      tools: runtime.registry.tools(s.name),
+      state: s.state as ServerSummary['state'],
+      // A failure's text can carry host paths and stderr: only the admin reads it.
+      ...(caller.kind === 'admin' && s.last_error ? { reason: s.last_error } : {}),
+    }));
+}
+
+export interface McpServerOptions {
+  /** The first tools/list waits up to this long for servers still connecting (stdio). */
+  startupWaitMs?: number;
 }
 
 /** A new MCP server bound to `runtime`; connect it to any SDK server transport. */
-export function createMcpServer(runtime: Runtime): Server {
+export function createMcpServer(runtime: Runtime, options: McpServerOptions = {}): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } } });
+  let startup: Promise<void> | undefined;
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    if (options.startupWaitMs) {
+      startup ??= runtime.registry.whenSettled(options.startupWaitMs);
+      await startup;
+    }
     const config = runtime.config();
     const tool = config.codeExecution.enabled
       ? codeExecutionTool(visibleServers(runtime, callerOf(extra)), config.descriptionBudgetTokens)
