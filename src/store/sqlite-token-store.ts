@@ -1,24 +1,11 @@
 /** @module Agent tokens in SQLite (better-sqlite3), in `data_dir/codemux.db`; only SHA-256 hashes are stored. */
 import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import { CodemuxError } from '../errors/index.ts';
+import { openSqliteDatabase, type SqliteDatabase } from './sqlite-database.ts';
 import type { TokenRecord, TokenStore } from './types.ts';
 
-export const DATABASE_FILE = 'codemux.db';
 const TOKEN_PREFIX = 'cmx_';
 const TOKEN_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
-
-const MIGRATIONS = [
-  `CREATE TABLE IF NOT EXISTS agent_tokens (
-     name TEXT PRIMARY KEY,
-     hash TEXT NOT NULL UNIQUE,
-     servers TEXT NOT NULL,
-     created_at TEXT NOT NULL,
-     last_used_at TEXT
-   )`,
-];
 
 interface Row {
   name: string;
@@ -38,13 +25,14 @@ function toRecord(row: Row): TokenRecord {
   };
 }
 
-/** Opens (creating when needed) the database in `dataDir`. */
+/** Opens (creating when needed) the database in `dataDir` for its tokens alone (the CLI). */
 export function openTokenStore(dataDir: string): TokenStore {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(path.join(dataDir, DATABASE_FILE));
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 2000');
-  for (const sql of MIGRATIONS) db.exec(sql);
+  const db = openSqliteDatabase(dataDir);
+  return { ...sqliteTokenStore(db), close: () => db.close() };
+}
+
+/** Agent tokens in an open database; closing the database is its owner's job. */
+export function sqliteTokenStore(db: SqliteDatabase): TokenStore {
   const insert = db.prepare(
     'INSERT INTO agent_tokens (name, hash, servers, created_at) VALUES (?, ?, ?, ?)',
   );
@@ -95,6 +83,6 @@ export function openTokenStore(dataDir: string): TokenStore {
       touch.run(new Date().toISOString(), row.name);
       return toRecord(row);
     },
-    close: () => db.close(),
+    close: () => {},
   };
 }

@@ -17,3 +17,70 @@ export interface TokenStore {
   verify(token: string): TokenRecord | undefined;
   close(): void;
 }
+
+export type ActivityKind = 'execution' | 'tool_call';
+export type ActivitySurface = 'mcp' | 'rest' | 'cli' | 'codemode' | 'code_tool' | 'ui';
+/** success; tool_error (the upstream answered an error); error; blocked (policy); rejected (invalid request). */
+export type ActivityStatus = 'success' | 'tool_error' | 'error' | 'blocked' | 'rejected';
+
+export const ACTIVITY_KINDS: readonly ActivityKind[] = ['execution', 'tool_call'];
+export const ACTIVITY_STATUSES: readonly ActivityStatus[] = [
+  'success',
+  'tool_error',
+  'error',
+  'blocked',
+  'rejected',
+];
+
+/** One execution, or one upstream call it made (`parent_id` names the execution). */
+export interface ActivityRecord {
+  /** Sortable by time (hex milliseconds, then a counter and random digits). */
+  id: string;
+  parent_id: string | null;
+  kind: ActivityKind;
+  surface: ActivitySurface;
+  /** `admin` or `token:<name>`. */
+  caller: string;
+  server: string | null;
+  tool: string | null;
+  script: string | null;
+  language: string | null;
+  code: string | null;
+  /** The execution's input (JSON; a string with a marker when cut). */
+  input: unknown;
+  /** A tool call's arguments (JSON; a string with a marker when cut). */
+  args: unknown;
+  status: ActivityStatus;
+  error: { code: string; message: string } | null;
+  started_at: string;
+  duration_ms: number;
+  logs: string[];
+  /** What the execution or the call answered (JSON; a string with a marker when cut). */
+  response: unknown;
+  instance_id: string;
+}
+
+export interface ActivityQuery {
+  limit: number;
+  offset: number;
+  kind?: ActivityKind;
+  status?: ActivityStatus;
+  server?: string;
+  parent_id?: string;
+  /** ISO 8601: records that started at or after it. */
+  since?: string;
+}
+
+/** Activity history; asynchronous so PostgreSQL fits behind the same contract. */
+export interface ActivityStore {
+  /** Writes a batch in one transaction; `seq` orders a parent's children. */
+  insert(records: ReadonlyArray<ActivityRecord & { seq: number }>): Promise<void>;
+  /** Newest first. */
+  list(query: ActivityQuery): Promise<{ items: ActivityRecord[]; total: number }>;
+  get(id: string): Promise<ActivityRecord | undefined>;
+  /** A record's children, in the order they were made. */
+  children(parentId: string): Promise<ActivityRecord[]>;
+  /** Deletes records older than `before` and the oldest beyond `maxRecords`; returns how many. */
+  trim(before: string, maxRecords: number): Promise<number>;
+  close(): Promise<void>;
+}
