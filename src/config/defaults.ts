@@ -68,3 +68,9 @@ export const CODE_MODE_DEFAULTS = {
 /** Guest CPU per execute run, not counting waits on tool and catalog calls (fixed, as in Arion). */
 export const CODE_MODE_COMPUTE_MS = 5_000;
 export const MAX_CODE_MODE_MEMORY_BYTES = 2048 * 1_048_576;
+
+/** Code tools (the Vectoralix dialect): per-tool defaults, and the caps a tool's limits may reach. */
+export const DEFAULT_CODE_TOOL_TIMEOUT_MS = 5_000;
+export const DEFAULT_CODE_TOOL_MEMORY_MB = 128;
+export const DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS = 60_000;
+export const DEFAULT_CODE_TOOLS_MAX_MEMORY_MB = 512;

@@ -5,6 +5,8 @@ import { ConfigError } from '../errors/index.ts';
 import {
   CODE_MODE_DEFAULTS,
   DEFAULT_CODE_EXECUTION_TIMEOUT_MS,
+  DEFAULT_CODE_TOOLS_MAX_MEMORY_MB,
+  DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS,
   DEFAULT_DESCRIPTION_BUDGET_TOKENS,
   DEFAULT_LISTEN,
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -157,6 +159,10 @@ export function resolveConfig(
       maxParallel: user.code_execution_max_parallel ?? DEFAULT_MAX_PARALLEL,
       memoryLimitMb: user.code_execution_memory_limit_mb ?? DEFAULT_MEMORY_LIMIT_MB,
       maxOutputBytes: user.code_execution_max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    },
+    codeTools: {
+      maxTimeoutMs: user.code_tools_max_timeout_ms ?? DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS,
+      maxMemoryMb: user.code_tools_max_memory_mb ?? DEFAULT_CODE_TOOLS_MAX_MEMORY_MB,
     },
     codeMode: {
       executionTimeoutMs:

@@ -89,6 +89,8 @@ export const userConfigSchema = z.object({
   code_execution_max_parallel: intIn(MIN_MAX_PARALLEL, MAX_MAX_PARALLEL).optional(),
   code_execution_memory_limit_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
   code_execution_max_output_bytes: intIn(MIN_MAX_OUTPUT_BYTES, MAX_MAX_OUTPUT_BYTES).optional(),
+  code_tools_max_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
+  code_tools_max_memory_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
   toolkits: z
     .array(
       z.object({

@@ -34,6 +34,12 @@ export interface CodeExecutionConfig {
   maxOutputBytes: number;
 }
 
+/** Caps of code tools' own limits (`code_tools_max_timeout_ms`, `code_tools_max_memory_mb`). */
+export interface CodeToolsConfig {
+  maxTimeoutMs: number;
+  maxMemoryMb: number;
+}
+
 /** The execute tool's limits (code mode). */
 export interface CodeModeConfig {
   executionTimeoutMs: number;
@@ -64,6 +70,7 @@ export interface ResolvedConfig {
   dataDir: string;
   apiKey?: string;
   codeExecution: CodeExecutionConfig;
+  codeTools: CodeToolsConfig;
   codeMode: CodeModeConfig;
   toolkits: ToolkitConfig[];
   searchMaxResults: number;

@@ -52,4 +52,44 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX activity_server ON activity (server)',
     ],
   },
+  {
+    version: 3,
+    statements: [
+      `CREATE TABLE code_tools (
+         name TEXT PRIMARY KEY,
+         description TEXT NOT NULL,
+         code TEXT NOT NULL,
+         timeout_ms INTEGER NOT NULL,
+         memory_limit_mb INTEGER NOT NULL,
+         enabled INTEGER NOT NULL,
+         allowed_servers TEXT NOT NULL,
+         version INTEGER NOT NULL,
+         created_at TEXT NOT NULL,
+         updated_at TEXT NOT NULL
+       )`,
+      `CREATE TABLE code_tool_params (
+         tool TEXT NOT NULL,
+         name TEXT NOT NULL,
+         position INTEGER NOT NULL,
+         description TEXT NOT NULL,
+         type TEXT NOT NULL,
+         required INTEGER NOT NULL,
+         default_value TEXT,
+         PRIMARY KEY (tool, name)
+       )`,
+      `CREATE TABLE code_tool_versions (
+         tool TEXT NOT NULL,
+         version INTEGER NOT NULL,
+         description TEXT NOT NULL,
+         code TEXT NOT NULL,
+         timeout_ms INTEGER NOT NULL,
+         memory_limit_mb INTEGER NOT NULL,
+         enabled INTEGER NOT NULL,
+         allowed_servers TEXT NOT NULL,
+         created_at TEXT NOT NULL,
+         PRIMARY KEY (tool, version)
+       )`,
+      `ALTER TABLE agent_tokens ADD COLUMN code_tools TEXT NOT NULL DEFAULT '[]'`,
+    ],
+  },
 ];

@@ -3,13 +3,19 @@
 export interface TokenRecord {
   name: string;
   servers: string[];
+  /** Code tools the token may see and call (by name). */
+  code_tools: string[];
   created_at: string;
   last_used_at?: string;
 }
 
 export interface TokenStore {
   /** Creates a token; the secret is returned once and only its hash is kept. */
-  create(name: string, servers: string[]): { token: string; record: TokenRecord };
+  create(
+    name: string,
+    servers: string[],
+    codeTools?: string[],
+  ): { token: string; record: TokenRecord };
   list(): TokenRecord[];
   /** True when a token of that name existed. */
   revoke(name: string): boolean;
@@ -82,5 +88,87 @@ export interface ActivityStore {
   children(parentId: string): Promise<ActivityRecord[]>;
   /** Deletes records older than `before` and the oldest beyond `maxRecords`; returns how many. */
   trim(before: string, maxRecords: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The seven parameter types of a code tool (Vectoralix). */
+export type CodeToolParamType =
+  | 'string'
+  | 'integer'
+  | 'decimal'
+  | 'date'
+  | 'boolean'
+  | 'array'
+  | 'object';
+
+export const CODE_TOOL_PARAM_TYPES: readonly CodeToolParamType[] = [
+  'string',
+  'integer',
+  'decimal',
+  'date',
+  'boolean',
+  'array',
+  'object',
+];
+
+/** One parameter row; `default_value` is JSON (null = none). */
+export interface CodeToolParam {
+  name: string;
+  description: string;
+  type: CodeToolParamType;
+  required: boolean;
+  default_value: unknown;
+}
+
+/** The page-level fields, saved together. */
+export interface CodeToolSettings {
+  description: string;
+  code: string;
+  timeout_ms: number;
+  memory_limit_mb: number;
+  enabled: boolean;
+  allowed_servers: string[];
+}
+
+export interface CodeTool extends CodeToolSettings {
+  name: string;
+  params: CodeToolParam[];
+  /** The latest version number (0 before the first save). */
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An immutable snapshot of the page-level fields, made by each save. */
+export interface CodeToolVersion extends CodeToolSettings {
+  version: number;
+  created_at: string;
+}
+
+export type ParamWrite = 'ok' | 'no_tool' | 'no_param' | 'exists';
+
+/** Code tools; asynchronous so PostgreSQL fits behind the same contract. */
+export interface CodeToolStore {
+  /** Every tool with its params, by name. */
+  list(): Promise<CodeTool[]>;
+  get(name: string): Promise<CodeTool | undefined>;
+  /** Creates a tool with these settings and no params; undefined when the name is taken. */
+  create(name: string, settings: CodeToolSettings): Promise<CodeTool | undefined>;
+  /** Saves the page-level fields together and records them as a new version; undefined when unknown. */
+  save(name: string, settings: CodeToolSettings): Promise<CodeTool | undefined>;
+  /** True when the tool existed. */
+  remove(name: string): Promise<boolean>;
+  /** Adds a param (`replacing` undefined) or replaces the row named `replacing`, keeping its place. */
+  putParam(tool: string, param: CodeToolParam, replacing?: string): Promise<ParamWrite>;
+  removeParam(tool: string, param: string): Promise<ParamWrite>;
+  /** Newest first; undefined when the tool is unknown. */
+  versions(name: string): Promise<CodeToolVersion[] | undefined>;
+  version(name: string, version: number): Promise<CodeToolVersion | undefined>;
+  /** Creates or replaces each tool with its params (one transaction); each gets a new version. */
+  importTools(
+    tools: ReadonlyArray<Omit<CodeTool, 'version' | 'created_at' | 'updated_at'>>,
+  ): Promise<void>;
+  /** Calls `listener` when another process changed the tools; returns the unsubscribe. */
+  onExternalChange(listener: () => void): () => void;
   close(): Promise<void>;
 }
