@@ -39,7 +39,7 @@ export class CodeTools extends EventEmitter {
   start(): Promise<void> {
     this.started ??= (async () => {
       this.cache = await this.store.list();
-      this.unsubscribe = this.store.onExternalChange(() => void this.refresh());
+      this.unsubscribe = this.store.onExternalChange(() => void this.refresh(true));
     })();
     return this.started;
   }
@@ -53,9 +53,12 @@ export class CodeTools extends EventEmitter {
     return this.config().codeTools;
   }
 
-  private async refresh(): Promise<void> {
-    this.cache = await this.store.list();
-    this.emit('changed');
+  /** Reloads the cache; `onlyIfDifferent` for external commits, which may touch other tables. */
+  private async refresh(onlyIfDifferent = false): Promise<void> {
+    const next = await this.store.list();
+    const same = onlyIfDifferent && JSON.stringify(next) === JSON.stringify(this.cache);
+    this.cache = next;
+    if (!same) this.emit('changed');
   }
 
   /** The tools MCP clients see: enabled and non-empty, within `scope` (undefined = all). */

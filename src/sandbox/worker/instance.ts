@@ -11,6 +11,7 @@ import {
   type QuickJSRuntime,
   type QuickJSSyncVariant,
 } from 'quickjs-emscripten-core';
+import { INTL_SOURCE } from './intl.ts';
 import { HOST_GLOBAL, PRELUDE_SOURCE } from './prelude.ts';
 
 const WASM_PAGE_BYTES = 65_536;
@@ -64,6 +65,10 @@ function installHostFunctions(instance: Instance): void {
     log: context.newFunction('log', (level, line) => {
       instance.host.log(context.getString(level), context.getString(line));
     }),
+    // Compiled on the guest's first use of Intl; the same for every execution.
+    intl: context.newFunction('intl', () =>
+      context.unwrapResult(context.evalCode(INTL_SOURCE, '<intl>')),
+    ),
   };
   for (const [name, fn] of Object.entries(fns)) {
     context.setProp(holder, name, fn);
