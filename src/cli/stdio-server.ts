@@ -18,10 +18,19 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
   const config = loadConfigOrExit(flags);
   if (!config) return;
-  const runtime = createRuntime(config, logger, { warmWorkers: 2, live: true });
+  // SQLite loads only where code tools are served.
+  const codeToolStore = flags.codemode
+    ? undefined
+    : (await import('../store/sqlite-code-tool-store.ts')).openCodeToolStore(config.dataDir);
+  const runtime = createRuntime(config, logger, {
+    warmWorkers: 2,
+    live: true,
+    ...(codeToolStore ? { codeToolStore } : {}),
+  });
   const server = flags.codemode
     ? createCodeModeServer(runtime)
     : createMcpServer(runtime, { startupWaitMs: config.startupWaitMs });
+  runtime.codeTools?.on('changed', () => void server.sendToolListChanged().catch(() => {}));
   const transport = new StdioServerTransport();
   let closing = false;
   const shutdown = async (why: string) => {
@@ -30,6 +39,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
     logger.info({ why }, 'codemux stdio stopping');
     await server.close().catch(() => {});
     await runtime.stop();
+    await codeToolStore?.close();
     process.exit(0);
   };
   transport.onclose = () => void shutdown('client closed stdin');

@@ -48,7 +48,12 @@ export function authenticate(
   if (token) {
     return {
       ok: true,
-      caller: { kind: 'agent', name: token.name, servers: token.servers },
+      caller: {
+        kind: 'agent',
+        name: token.name,
+        servers: token.servers,
+        codeTools: token.code_tools,
+      },
       secret,
     };
   }

@@ -1,4 +1,4 @@
-/** @module The MCP server codemux offers: tools/list and tools/call for code_execution, per caller. */
+/** @module The MCP server codemux offers: tools/list and tools/call for code_execution and the code tools, per caller. */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -15,6 +15,7 @@ import {
   type ServerSummary,
   toCallToolResult,
 } from './code-execution-tool.ts';
+import { codeToolDefinition, toCodeToolResult, visibleCodeTools } from './code-tool.ts';
 
 const SERVER_INFO = { name: 'codemux', version: '0.1.0' };
 
@@ -50,16 +51,28 @@ export function createMcpServer(runtime: Runtime, options: McpServerOptions = {}
       await startup;
     }
     const config = runtime.config();
+    const caller = callerOf(extra);
     const tool = config.codeExecution.enabled
-      ? codeExecutionTool(visibleServers(runtime, callerOf(extra)), config.descriptionBudgetTokens)
+      ? codeExecutionTool(visibleServers(runtime, caller), config.descriptionBudgetTokens)
       : disabledCodeExecutionTool(config.path);
-    return { tools: [tool] };
+    return { tools: [tool, ...visibleCodeTools(runtime, caller).map(codeToolDefinition)] };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     if (request.params.name !== CODE_EXECUTION_TOOL) {
+      const caller = callerOf(extra);
+      const codeTool = runtime.codeTools?.find(request.params.name);
+      // A disabled feature answers FEATURE_DISABLED for a tool that exists, as code_execution does.
+      if (codeTool && (caller.kind === 'admin' || caller.codeTools?.includes(codeTool.name))) {
+        const result = await runtime.service.runCodeTool(
+          codeTool,
+          request.params.arguments ?? {},
+          caller,
+        );
+        return toCodeToolResult(result);
+      }
       throw new McpError(
         ErrorCode.InvalidParams,
-        `Tool '${request.params.name}' not found; codemux offers ${CODE_EXECUTION_TOOL}`,
+        `Tool '${request.params.name}' not found; codemux offers ${CODE_EXECUTION_TOOL} and the code tools tools/list shows`,
       );
     }
     const result = await runtime.service.execute(request.params.arguments ?? {}, callerOf(extra));
