@@ -118,9 +118,11 @@ export function codeToolRoutes(runtime: Runtime): Hono<GatewayEnv> {
       request.arguments ?? {},
       c.get('caller'),
     );
+    // Arguments that do not fit the params are bad input here, as the page's Test form sends them.
+    const badArgs = !result.envelope.ok && result.envelope.error.code === 'INVALID_ARGS';
     return c.json(
       { ...result.envelope, request_id: c.get('requestId') },
-      statusFor(result.envelope),
+      badArgs ? 400 : statusFor(result.envelope),
     );
   });
 
