@@ -44,6 +44,10 @@ export interface Instance {
   host: HostHooks;
   /** Set by the run: true makes the interrupt handler stop the guest. */
   shouldInterrupt: () => boolean;
+  /** The guest's Intl object, once compiled (on first use, or ahead when preloaded). */
+  intl?: QuickJSHandle;
+  /** True once the guest asked for Intl. */
+  usedIntl: boolean;
 }
 
 function installHostFunctions(instance: Instance): void {
@@ -65,10 +69,12 @@ function installHostFunctions(instance: Instance): void {
     log: context.newFunction('log', (level, line) => {
       instance.host.log(context.getString(level), context.getString(line));
     }),
-    // Compiled on the guest's first use of Intl; the same for every execution.
-    intl: context.newFunction('intl', () =>
-      context.unwrapResult(context.evalCode(INTL_SOURCE, '<intl>')),
-    ),
+    // Compiled on the guest's first use of Intl, unless the instance was prepared with it.
+    intl: context.newFunction('intl', () => {
+      instance.usedIntl = true;
+      instance.intl ??= compileIntl(context);
+      return instance.intl.dup();
+    }),
   };
   for (const [name, fn] of Object.entries(fns)) {
     context.setProp(holder, name, fn);
@@ -76,6 +82,10 @@ function installHostFunctions(instance: Instance): void {
   }
   context.setProp(context.global, HOST_GLOBAL, holder);
   holder.dispose();
+}
+
+function compileIntl(context: QuickJSContext): QuickJSHandle {
+  return context.unwrapResult(context.evalCode(INTL_SOURCE, '<intl>'));
 }
 
 const idleHost: HostHooks = {
@@ -91,11 +101,15 @@ const idleHost: HostHooks = {
   log: () => {},
 };
 
-/** Builds one instance with the given memory cap; `stackLimitBytes` bounds guest recursion. */
+/**
+ * Builds one instance with the given memory cap; `stackLimitBytes` bounds guest recursion.
+ * `preloadIntl` compiles Intl now, while the worker is idle, for workloads that use it.
+ */
 export async function createInstance(
   wasmModule: WebAssembly.Module,
   memoryLimitBytes: number,
   stackLimitBytes: number,
+  preloadIntl = false,
 ): Promise<Instance> {
   const maximumPages = Math.max(
     INITIAL_PAGES,
@@ -122,12 +136,14 @@ export async function createInstance(
     },
     host: idleHost,
     shouldInterrupt: () => false,
+    usedIntl: false,
   };
   runtime.setInterruptHandler(() => instance.shouldInterrupt());
   installHostFunctions(instance);
   const hooks = context.unwrapResult(context.evalCode(PRELUDE_SOURCE, '<prelude>'));
   for (const name of HOOK_NAMES) instance.hooks[name] = context.getProp(hooks, name);
   hooks.dispose();
+  if (preloadIntl) instance.intl = compileIntl(context);
   warmUp(instance);
   return instance;
 }
