@@ -324,7 +324,7 @@ describe('the REST routes', () => {
     expect(edited.json.value.params).toEqual([
       { name: 'who', description: 'name', type: 'string', required: false, default_value: 'you' },
     ]);
-    await gateway.rest('PUT', '/api/v1/code-tools/greet', { code: 'return `hello ${who}`' });
+    await gateway.rest('PUT', '/api/v1/code-tools/greet', { code: "return 'hello ' + who" });
     expect(
       (await gateway.rest('POST', '/api/v1/code-tools/greet/run', { arguments: {} })).json,
     ).toMatchObject({

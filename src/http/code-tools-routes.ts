@@ -49,7 +49,7 @@ export function codeToolRoutes(runtime: Runtime): Hono<GatewayEnv> {
 
   api.use('*', async (c, next) => {
     const caller = c.get('caller');
-    if (!caller || caller.kind !== 'admin')
+    if (caller?.kind !== 'admin')
       return failure(c, 403, 'ACCESS_DENIED', 'code tools are managed with the admin API key only');
     if (!runtime.codeTools)
       return failure(c, 503, 'FEATURE_DISABLED', 'this codemux has no code tool store');

@@ -191,7 +191,7 @@ export function sqliteCodeToolStore(db: SqliteDatabase): CodeToolStore {
         if (!row) insertTool.run(tool.name, ...settingsValues(tool), 0, now, now);
         saveVersion(tool.name, row?.version ?? 0, tool);
         deleteParams.run(tool.name);
-        tool.params.forEach((p, i) => writeParam(tool.name, i, p));
+        for (const [i, p] of tool.params.entries()) writeParam(tool.name, i, p);
       }
     },
   );
