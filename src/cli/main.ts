@@ -1,6 +1,7 @@
 /** @module The `codemux` command line. */
 import { Command, CommanderError } from 'commander';
 import { registerCodeExec } from './code-exec.ts';
+import { registerCodeTools } from './code-tools.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 import { registerScriptsList } from './scripts-list.ts';
 import { registerServe } from './serve.ts';
@@ -17,6 +18,7 @@ const program = new Command('codemux')
 const code = program.command('code').description('Run code against the upstream servers');
 registerCodeExec(code);
 registerScriptsList(code);
+registerCodeTools(program);
 registerServe(program);
 registerStdio(program);
 registerServersList(program);

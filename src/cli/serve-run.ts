@@ -2,7 +2,7 @@
 import { logLevelFrom, watchConfig } from '../config/index.ts';
 import { createRuntime } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
-import { ensureAdminKey, openTokenStore } from '../store/index.ts';
+import { ensureAdminKey, openCodeToolStore, openTokenStore } from '../store/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
 import { loadConfigOrExit } from './load-config.ts';
@@ -27,7 +27,8 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
   const key = ensureAdminKey(config);
   const tokens = openTokenStore(config.dataDir);
-  const runtime = createRuntime(config, logger, { live: true, warmWorkers: 2 });
+  const codeToolStore = openCodeToolStore(config.dataDir);
+  const runtime = createRuntime(config, logger, { live: true, warmWorkers: 2, codeToolStore });
   const gateway = new HttpGateway({
     runtime,
     tokens,
@@ -53,6 +54,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     await Promise.all([runtime.stop(), gateway.flush(RESPONSE_FLUSH_MS)]);
     await gateway.stop();
     tokens.close();
+    await codeToolStore.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -65,6 +67,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     );
     await runtime.stop();
     tokens.close();
+    await codeToolStore.close();
     process.exitCode = EXIT_FAILED;
     return;
   }

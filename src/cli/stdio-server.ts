@@ -1,7 +1,7 @@
 /** @module Runs `codemux stdio`: the MCP server over stdin/stdout, logs on stderr only. */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { logLevelFrom } from '../config/index.ts';
-import { createRuntime } from '../execution/index.ts';
+import { ADMIN, createRuntime } from '../execution/index.ts';
 import { createCodeModeServer, createMcpServer } from '../mcp/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { loadConfigOrExit } from './load-config.ts';
@@ -18,8 +18,19 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
   const config = loadConfigOrExit(flags);
   if (!config) return;
-  const runtime = createRuntime(config, logger, { warmWorkers: 2, live: true });
-  const server = flags.codemode ? createCodeModeServer(runtime) : createMcpServer(runtime);
+  // SQLite loads only where code tools are served.
+  const codeToolStore = flags.codemode
+    ? undefined
+    : (await import('../store/sqlite-code-tool-store.ts')).openCodeToolStore(config.dataDir);
+  const runtime = createRuntime(config, logger, {
+    warmWorkers: 2,
+    live: true,
+    ...(codeToolStore ? { codeToolStore } : {}),
+  });
+  const server = flags.codemode
+    ? createCodeModeServer(runtime)
+    : createMcpServer(runtime, ADMIN, { startupWaitMs: config.startupWaitMs });
+  runtime.codeTools?.on('changed', () => void server.sendToolListChanged().catch(() => {}));
   const transport = new StdioServerTransport();
   let closing = false;
   const shutdown = async (why: string) => {
@@ -28,6 +39,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
     logger.info({ why }, 'codemux stdio stopping');
     await server.close().catch(() => {});
     await runtime.stop();
+    await codeToolStore?.close();
     process.exit(0);
   };
   transport.onclose = () => void shutdown('client closed stdin');

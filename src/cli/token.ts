@@ -47,15 +47,19 @@ export function registerToken(program: Command): void {
     .command('create')
     .description('Create a token; it is printed once and stored only as a hash')
     .requiredOption('--name <name>', 'a name for the token (1-64 of A-Za-z0-9_.-)')
-    .requiredOption('--servers <names>', 'comma-separated servers the token may call')
+    .option('--servers <names>', 'comma-separated servers the token may call')
+    .option('--code-tools <names>', 'comma-separated code tools the token may see and call')
     .option(...configOption)
     .option('-o, --output <format>', 'text (default) or json')
-    .action((flags: TokenFlags & { name: string; servers: string }) =>
+    .action((flags: TokenFlags & { name: string; servers?: string; codeTools?: string }) =>
       withStore(flags, async (store, config) => {
-        const servers = flags.servers
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
+        const list = (text: string | undefined) =>
+          (text ?? '')
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
+        const servers = list(flags.servers);
+        const codeTools = list(flags.codeTools);
         const known = new Set(config.servers.map((s) => s.name));
         const unknown = servers.filter((s) => !known.has(s));
         if (unknown.length > 0) {
@@ -64,14 +68,14 @@ export function registerToken(program: Command): void {
             `unknown server${unknown.length > 1 ? 's' : ''} ${unknown.map((s) => `'${s}'`).join(', ')}; the config has: ${[...known].join(', ') || 'none'}`,
           );
         }
-        const created = store.create(flags.name, servers);
+        const created = store.create(flags.name, servers, codeTools);
         if (flags.output === 'json') {
           await printJson({ token: created.token, ...created.record });
           return;
         }
         process.stdout.write(`${created.token}\n`);
         process.stderr.write(
-          `agent token "${flags.name}" for ${servers.join(', ')}; it is shown only now. Send it as X-API-Key or Authorization: Bearer.\n`,
+          `agent token "${flags.name}" for ${[...servers, ...codeTools.map((t) => `code tool ${t}`)].join(', ')}; it is shown only now. Send it as X-API-Key or Authorization: Bearer.\n`,
         );
       }),
     );
@@ -90,10 +94,11 @@ export function registerToken(program: Command): void {
         }
         process.stdout.write(
           renderTable(
-            ['NAME', 'SERVERS', 'CREATED', 'LAST USED'],
+            ['NAME', 'SERVERS', 'CODE TOOLS', 'CREATED', 'LAST USED'],
             tokens.map((t) => [
               t.name,
               t.servers.join(','),
+              t.code_tools.join(','),
               t.created_at,
               t.last_used_at ?? 'never',
             ]),

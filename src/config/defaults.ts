@@ -64,6 +64,9 @@ export const UPSTREAM_FAILURES_BEFORE_RECONNECT = 3;
 /** On SIGINT/SIGTERM, in-flight executions may finish within this grace (`shutdown_grace_ms`). */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 export const MAX_SHUTDOWN_GRACE_MS = 600_000;
+/** `codemux stdio`: how long the first tools/list waits for servers still connecting. */
+export const DEFAULT_STARTUP_WAIT_MS = 5_000;
+export const MAX_STARTUP_WAIT_MS = 600_000;
 
 /** After a failed start, calls within this window get the cached failure instead of a new spawn. */
 export const UPSTREAM_RETRY_AFTER_MS = 2_000;
@@ -117,3 +120,8 @@ export const MAX_CACHED_VALIDATORS = 256;
 export const MAX_SEARCH_QUERY_CHARS = 512;
 /** catalog.tools.describe: the TypeScript signature is cut (remaining types `unknown`) past this. */
 export const MAX_TYPESCRIPT_CHARS = 16_384;
+/** Code tools (the Vectoralix dialect): per-tool defaults, and the caps a tool's limits may reach. */
+export const DEFAULT_CODE_TOOL_TIMEOUT_MS = 5_000;
+export const DEFAULT_CODE_TOOL_MEMORY_MB = 128;
+export const DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS = 60_000;
+export const DEFAULT_CODE_TOOLS_MAX_MEMORY_MB = 512;

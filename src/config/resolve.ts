@@ -5,6 +5,8 @@ import { ConfigError } from '../errors/index.ts';
 import {
   CODE_MODE_DEFAULTS,
   DEFAULT_CODE_EXECUTION_TIMEOUT_MS,
+  DEFAULT_CODE_TOOLS_MAX_MEMORY_MB,
+  DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS,
   DEFAULT_DESCRIPTION_BUDGET_TOKENS,
   DEFAULT_LISTEN,
   DEFAULT_MAX_HOST_CALLS,
@@ -16,6 +18,7 @@ import {
   DEFAULT_POOL_SIZE,
   DEFAULT_SEARCH_MAX_RESULTS,
   DEFAULT_SHUTDOWN_GRACE_MS,
+  DEFAULT_STARTUP_WAIT_MS,
 } from './defaults.ts';
 import { type UserServerConfig, userConfigSchema, userServerSchema } from './schema.ts';
 import type { ResolvedConfig, ServerConfig, UpstreamProtocol } from './types.ts';
@@ -166,6 +169,10 @@ export function resolveConfig(
       maxOutputBytes: user.code_execution_max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       maxHostCalls: user.code_execution_max_host_calls ?? DEFAULT_MAX_HOST_CALLS,
     },
+    codeTools: {
+      maxTimeoutMs: user.code_tools_max_timeout_ms ?? DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS,
+      maxMemoryMb: user.code_tools_max_memory_mb ?? DEFAULT_CODE_TOOLS_MAX_MEMORY_MB,
+    },
     codeMode: {
       executionTimeoutMs:
         user.code_mode?.execution_timeout_ms || CODE_MODE_DEFAULTS.executionTimeoutMs,
@@ -182,6 +189,7 @@ export function resolveConfig(
     descriptionBudgetTokens:
       user.tool_description_budget_tokens ?? DEFAULT_DESCRIPTION_BUDGET_TOKENS,
     shutdownGraceMs: user.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    startupWaitMs: user.startup_wait_ms ?? DEFAULT_STARTUP_WAIT_MS,
     servers: resolveServers(user.mcpServers, options.baseDir, source),
   };
 }

@@ -13,6 +13,7 @@ import {
   MAX_QUEUE_SIZE,
   MAX_SEARCH_RESULTS,
   MAX_SHUTDOWN_GRACE_MS,
+  MAX_STARTUP_WAIT_MS,
   MAX_TIMEOUT_MS,
   MIN_MAX_HOST_CALLS,
   MIN_MAX_OUTPUT_BYTES,
@@ -95,6 +96,8 @@ export const userConfigSchema = z.object({
   code_execution_memory_limit_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
   code_execution_max_output_bytes: intIn(MIN_MAX_OUTPUT_BYTES, MAX_MAX_OUTPUT_BYTES).optional(),
   code_execution_max_host_calls: intIn(MIN_MAX_HOST_CALLS, MAX_MAX_HOST_CALLS).optional(),
+  code_tools_max_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
+  code_tools_max_memory_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
   toolkits: z
     .array(
       z.object({
@@ -117,6 +120,7 @@ export const userConfigSchema = z.object({
       { error: 'must be an object' },
     )
     .optional(),
+  startup_wait_ms: intIn(0, MAX_STARTUP_WAIT_MS).optional(),
   tool_description_budget_tokens: intIn(0, MAX_DESCRIPTION_BUDGET_TOKENS).optional(),
   shutdown_grace_ms: intIn(0, MAX_SHUTDOWN_GRACE_MS).optional(),
   code_mode: z

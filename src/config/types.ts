@@ -36,6 +36,12 @@ export interface CodeExecutionConfig {
   maxHostCalls: number;
 }
 
+/** Caps of code tools' own limits (`code_tools_max_timeout_ms`, `code_tools_max_memory_mb`). */
+export interface CodeToolsConfig {
+  maxTimeoutMs: number;
+  maxMemoryMb: number;
+}
+
 /** The execute tool's limits (code mode). */
 export interface CodeModeConfig {
   executionTimeoutMs: number;
@@ -68,11 +74,14 @@ export interface ResolvedConfig {
   maxRequestBytes: number;
   apiKey?: string;
   codeExecution: CodeExecutionConfig;
+  codeTools: CodeToolsConfig;
   codeMode: CodeModeConfig;
   toolkits: ToolkitConfig[];
   searchMaxResults: number;
   descriptionBudgetTokens: number;
   /** On SIGINT/SIGTERM, how long in-flight executions may still run (`shutdown_grace_ms`). */
   shutdownGraceMs: number;
+  /** How long `codemux stdio`'s first tools/list waits for servers still connecting. */
+  startupWaitMs: number;
   servers: ServerConfig[];
 }

@@ -1,7 +1,9 @@
 /** @module Wires one running codemux: config -> upstream registry + sandbox pool -> execution service. */
 import { Catalog, type ToolEntry } from '../catalog/index.ts';
+import { CodeTools } from '../codetools/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { SandboxPool } from '../sandbox/index.ts';
+import type { CodeToolStore } from '../store/index.ts';
 import { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { DrainingExecutor } from './drain.ts';
@@ -17,6 +19,8 @@ export interface Runtime {
   service: ExecutionService;
   /** The execute tool (code mode). */
   execute: ExecuteService;
+  /** Code tools, when the runtime has a store for them. */
+  codeTools?: CodeTools;
   /** Starts the warm sandbox workers; in live mode also connects every server (not awaited). */
   start(): Promise<void>;
   /**
@@ -51,6 +55,8 @@ export interface RuntimeOptions {
   warmWorkers?: number;
   /** The gateway: connect every server at start and reconnect after drops. */
   live?: boolean;
+  /** Where code tools live; without it the runtime offers none. */
+  codeToolStore?: CodeToolStore;
 }
 
 export function createRuntime(
@@ -93,6 +99,9 @@ export function createRuntime(
     executor: pool,
     logger,
   });
+  const codeTools = options.codeToolStore
+    ? new CodeTools(options.codeToolStore, current)
+    : undefined;
   let stopping: Promise<void> | undefined;
   return {
     config: current,
@@ -100,9 +109,10 @@ export function createRuntime(
     catalog,
     service,
     execute,
+    ...(codeTools ? { codeTools } : {}),
     start: async () => {
       if (options.live) registry.start();
-      await pool.start();
+      await Promise.all([pool.start(), codeTools?.start()]);
     },
     applyConfig: async (next) => {
       if (next.codeExecution.poolSize !== config.codeExecution.poolSize) {
@@ -116,6 +126,7 @@ export function createRuntime(
     },
     drain: (graceMs) => pool.drain(graceMs),
     stop: () => {
+      codeTools?.stop();
       stopping ??= Promise.all([pool.stop(), registry.stop()]).then(() => {});
       return stopping;
     },

@@ -4,10 +4,12 @@
  */
 
 import type { Catalog } from '../catalog/index.ts';
+import { castArguments } from '../codetools/index.ts';
 import { INPUT_MEMORY_DIVISOR, MAX_LOG_LINE_BYTES, MAX_LOG_LINES } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { type Language, prepareSource, type SandboxExecutor } from '../sandbox/index.ts';
 import { resolveScript, scriptsDir } from '../scripts/index.ts';
+import type { CodeTool } from '../store/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { CallGate } from './call-gate.ts';
@@ -20,6 +22,7 @@ import {
   type Envelope,
   type ErrorBody,
   type ExecutionResult,
+  mayUseCodeTool,
 } from './types.ts';
 import { validateRequest } from './validate-request.ts';
 
@@ -31,6 +34,26 @@ export interface ExecutionServiceDeps {
   executor: SandboxExecutor;
   logger: Logger;
 }
+
+/** What the sandbox run of any dialect needs once the source is prepared. */
+interface SandboxRun {
+  started: number;
+  config: ResolvedConfig;
+  code: string;
+  filename: string;
+  toOriginal: Parameters<typeof mapGuestError>[2];
+  globalsJson: string;
+  dateGlobals?: string[];
+  hide?: string[];
+  timeoutMs: number;
+  memoryLimitMb: number;
+  maxToolCalls: number;
+  allowedServers: ReadonlySet<string> | undefined;
+  caller: Caller;
+}
+
+/** A code tool without allowed_servers is the language only, as in Vectoralix. */
+const LANGUAGE_ONLY_HIDDEN = ['call_tool', 'call_tools', 'tools', 'catalog'];
 
 function refusal(error: ErrorBody, started: number): ExecutionResult {
   return {
@@ -96,18 +119,6 @@ export class ExecutionService {
         started,
       );
     }
-    const timeoutMs = request.options.timeoutMs ?? settings.timeoutMs;
-    const deadlineMs = Date.now() + timeoutMs;
-    const gate = new CallGate({
-      registry: this.deps.registry,
-      catalog: this.deps.catalog,
-      config,
-      maxToolCalls: request.options.maxToolCalls ?? settings.maxToolCalls,
-      allowedServers: reachableServers(request.options.allowedServers, caller),
-      deadlineMs,
-      logger: this.deps.logger,
-      caller,
-    });
     let globalsJson: string;
     try {
       globalsJson = JSON.stringify({ input: request.input });
@@ -126,12 +137,102 @@ export class ExecutionService {
         started,
       );
     }
+    return this.runSandbox({
+      started,
+      config,
+      code: prepared.code,
+      filename,
+      toOriginal: prepared.toOriginal,
+      globalsJson,
+      timeoutMs: request.options.timeoutMs ?? settings.timeoutMs,
+      memoryLimitMb: settings.memoryLimitMb,
+      maxToolCalls: request.options.maxToolCalls ?? settings.maxToolCalls,
+      allowedServers: reachableServers(request.options.allowedServers, caller),
+      caller,
+    });
+  }
+
+  /**
+   * Runs one call of a code tool for `caller`: its arguments are cast to the params' types
+   * (refused with INVALID_ARGS before any JavaScript runs), then the body runs with the params
+   * as top-level variables under the tool's own timeout and memory cap. Never throws.
+   */
+  async runCodeTool(
+    tool: CodeTool,
+    args: unknown,
+    caller: Caller = ADMIN,
+  ): Promise<ExecutionResult> {
+    const started = performance.now();
+    const config = this.deps.config();
+    if (!config.codeExecution.enabled) return refusal(featureDisabled(config, caller), started);
+    if (!mayUseCodeTool(caller, tool.name)) {
+      return refusal(
+        {
+          code: 'ACCESS_DENIED',
+          message: `this agent token may not call the code tool "${tool.name}" (create the token with --code-tools ${tool.name})`,
+        },
+        started,
+      );
+    }
+    const cast = castArguments(tool.params, args);
+    if (!cast.ok) return refusal({ code: 'INVALID_ARGS', message: cast.message }, started);
+    const filename = `${tool.name}.js`;
+    const prepared = await prepareSource(tool.code, 'javascript');
+    if (!prepared.ok) {
+      return refusal(
+        {
+          code: 'SYNTAX_ERROR',
+          message: prepared.message,
+          line: prepared.line,
+          column: prepared.column,
+        },
+        started,
+      );
+    }
+    const languageOnly = tool.allowed_servers.length === 0;
+    return this.runSandbox({
+      started,
+      config,
+      code: prepared.code,
+      filename,
+      toOriginal: prepared.toOriginal,
+      globalsJson: JSON.stringify(cast.value.values),
+      dateGlobals: cast.value.dates,
+      // The config's caps apply even to a tool saved before they were lowered.
+      timeoutMs: Math.min(tool.timeout_ms, config.codeTools.maxTimeoutMs),
+      memoryLimitMb: Math.min(tool.memory_limit_mb, config.codeTools.maxMemoryMb),
+      maxToolCalls: config.codeExecution.maxToolCalls,
+      // [] = the language only: nothing reachable, and no tool functions in scope.
+      allowedServers:
+        reachableServers(languageOnly ? [] : tool.allowed_servers, caller) ?? new Set(),
+      hide: languageOnly ? LANGUAGE_ONLY_HIDDEN : undefined,
+      caller,
+    });
+  }
+
+  /** The part every dialect of this service shares: the gate, the sandbox run, the envelope. */
+  private async runSandbox(run: SandboxRun): Promise<ExecutionResult> {
+    const { started, config } = run;
+    const settings = config.codeExecution;
+    const deadlineMs = Date.now() + run.timeoutMs;
+    const gate = new CallGate({
+      registry: this.deps.registry,
+      catalog: this.deps.catalog,
+      config,
+      maxToolCalls: run.maxToolCalls,
+      allowedServers: run.allowedServers,
+      deadlineMs,
+      logger: this.deps.logger,
+      caller: run.caller,
+    });
     const outcome = await this.deps.executor.run(
       {
-        code: prepared.code,
-        filename,
-        globalsJson,
-        memoryLimitBytes: settings.memoryLimitMb * 1_048_576,
+        code: run.code,
+        filename: run.filename,
+        globalsJson: run.globalsJson,
+        ...(run.dateGlobals && run.dateGlobals.length > 0 ? { dateGlobals: run.dateGlobals } : {}),
+        ...(run.hide ? { hide: run.hide } : {}),
+        memoryLimitBytes: run.memoryLimitMb * 1_048_576,
         limits: {
           deadlineMs,
           maxOutputBytes: settings.maxOutputBytes,
@@ -148,11 +249,11 @@ export class ExecutionService {
     if (outcome.ok) {
       envelope = { ok: true, value: JSON.parse(outcome.valueJson), ...logs };
     } else {
-      const error = mapGuestError(outcome.error, filename, prepared.toOriginal);
+      const error = mapGuestError(outcome.error, run.filename, run.toOriginal);
       if (error.code === 'RESOURCE_LIMIT_EXCEEDED') {
         error.message += ' (code_execution_max_host_calls)';
       }
-      envelope = { ok: false, error: errorFor(error, caller), ...logs };
+      envelope = { ok: false, error: errorFor(error, run.caller), ...logs };
     }
     return {
       envelope: fitEnvelope(envelope, settings.maxOutputBytes),

@@ -28,9 +28,19 @@ export interface ExecutionResult {
   stats: { duration_ms: number; tool_calls: number };
 }
 
-/** Who is asking: the administrator, or an agent token limited to its servers. */
+/** Who is asking: the administrator, or an agent token limited to its servers and code tools. */
 export type Caller =
   | { kind: 'admin' }
-  | { kind: 'agent'; name: string; servers: readonly string[] };
+  | {
+      kind: 'agent';
+      name: string;
+      servers: readonly string[];
+      /** Code tools the token may see and call; absent = none. */
+      codeTools?: readonly string[];
+    };
+
+/** True when `caller` may see and call the code tool `name`. */
+export const mayUseCodeTool = (caller: Caller, name: string): boolean =>
+  caller.kind === 'admin' || (caller.codeTools ?? []).includes(name);
 
 export const ADMIN: Caller = { kind: 'admin' };

@@ -6,6 +6,7 @@ import type { Runtime } from '../execution/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
 import { limitBody } from './body-limit.ts';
+import { codeToolRoutes } from './code-tools-routes.ts';
 import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 import { restRoutes } from './rest-routes.ts';
@@ -154,6 +155,8 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   );
 
   app.route('/api/v1', restRoutes(runtime, auth));
+  // After restRoutes: its credential check runs first for these routes too.
+  app.route('/api/v1/code-tools', codeToolRoutes(runtime));
 
   app.notFound((c) =>
     c.json(

@@ -42,7 +42,12 @@ export function authenticate(c: Context<GatewayEnv>, deps: AuthDeps): Credential
   if (token) {
     return {
       ok: true,
-      caller: { kind: 'agent', name: token.name, servers: token.servers },
+      caller: {
+        kind: 'agent',
+        name: token.name,
+        servers: token.servers,
+        codeTools: token.code_tools,
+      },
       secret,
     };
   }

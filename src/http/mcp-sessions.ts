@@ -69,10 +69,13 @@ export class McpSessions {
     this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
     this.sweeper.unref();
     // A changed upstream tool list changes code_execution's description.
-    runtime.registry.on('tools', () => {
+    const announce = () => {
       for (const session of this.sessions.values())
         session.server.sendToolListChanged().catch(() => {});
-    });
+    };
+    runtime.registry.on('tools', announce);
+    // Code tools are listed beside code_execution (not on the code mode route).
+    if (createServer === createMcpServer) runtime.codeTools?.on('changed', announce);
   }
 
   get size(): number {

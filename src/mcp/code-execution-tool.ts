@@ -58,6 +58,24 @@ export const CODE_EXECUTION_INPUT_SCHEMA = {
 export interface ServerSummary {
   name: string;
   tools: ReadonlyArray<{ name: string; description?: string }>;
+  /** Where the server stands when it lists no tools (absent: as if connecting). */
+  state?: 'idle' | 'connecting' | 'ready' | 'failed';
+  /** Why it failed, one line; only for callers that may see host details. */
+  reason?: string;
+}
+
+/** Longest failure reason kept in the description. */
+const REASON_CHARS = 160;
+
+/** What the description says of a server that lists no tools. */
+function withoutTools(s: ServerSummary): string {
+  if (s.state === 'ready') return `- ${s.name} (no tools)`;
+  if (s.state !== 'failed')
+    return `- ${s.name} (still connecting; its tools are listed once it is ready)`;
+  const line = s.reason?.split('\n')[0]?.trim();
+  if (!line) return `- ${s.name} (failed to start)`;
+  const cut = line.length > REASON_CHARS ? `${line.slice(0, REASON_CHARS - 1)}…` : line;
+  return `- ${s.name} (failed: ${cut})`;
 }
 
 /** Longest tool summary kept in the description (the model can read more by calling the tool). */
@@ -101,7 +119,7 @@ export function describeCodeExecution(
 
 function toolLines(servers: readonly ServerSummary[]): string[] {
   return servers.map((s) => {
-    if (s.tools.length === 0) return `- ${s.name} (not connected yet)`;
+    if (s.tools.length === 0) return withoutTools(s);
     const tools = s.tools.map((t) => {
       const line = summary(t.description);
       return line ? `${t.name}: ${line}` : t.name;

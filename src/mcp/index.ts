@@ -10,6 +10,7 @@ export {
   type ServerSummary,
   toCallToolResult,
 } from './code-execution-tool.ts';
+export { codeToolDefinition, toCodeToolResult, visibleCodeTools } from './code-tool.ts';
 export { createCodeModeServer } from './codemode-server.ts';
 export {
   EXECUTE_INPUT_SCHEMA,

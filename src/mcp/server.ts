@@ -1,4 +1,4 @@
-/** @module The MCP server codemux offers: tools/list and tools/call for code_execution, per caller. */
+/** @module The MCP server codemux offers: tools/list and tools/call for code_execution and the code tools, per caller. */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -15,6 +15,7 @@ import {
   type ServerSummary,
   toCallToolResult,
 } from './code-execution-tool.ts';
+import { codeToolDefinition, toCodeToolResult, visibleCodeTools } from './code-tool.ts';
 import { RECONNECTION_PROBE_TOOL, reconnectionProbe } from './reconnection-probe.ts';
 import { forwardUpstreamLogs } from './upstream-logs.ts';
 
@@ -28,29 +29,60 @@ export function visibleServers(runtime: Runtime, caller: Caller): ServerSummary[
     .filter(
       (s) => s.state !== 'disabled' && s.state !== 'quarantined' && (!scope || scope.has(s.name)),
     )
-    .map((s) => ({ name: s.name, tools: runtime.registry.tools(s.name) }));
+    .map((s) => ({
+      name: s.name,
+      tools: runtime.registry.tools(s.name),
+      state: s.state as ServerSummary['state'],
+      // A failure's text can carry host paths and stderr: only the admin reads it.
+      ...(caller.kind === 'admin' && s.last_error ? { reason: s.last_error } : {}),
+    }));
+}
+
+export interface McpServerOptions {
+  /** The first tools/list waits up to this long for servers still connecting (stdio). */
+  startupWaitMs?: number;
 }
 
 /** A new MCP server bound to `runtime` for `caller` (whose upstream logs it forwards); connect it to any SDK server transport. */
-export function createMcpServer(runtime: Runtime, caller: Caller = ADMIN): Server {
+export function createMcpServer(
+  runtime: Runtime,
+  caller: Caller = ADMIN,
+  options: McpServerOptions = {},
+): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: true }, logging: {} },
   });
   forwardUpstreamLogs(server, runtime, caller);
+  let startup: Promise<void> | undefined;
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+    if (options.startupWaitMs) {
+      startup ??= runtime.registry.whenSettled(options.startupWaitMs);
+      await startup;
+    }
     const config = runtime.config();
     const caller = callerOf(extra);
     const tool = config.codeExecution.enabled
       ? codeExecutionTool(visibleServers(runtime, caller), config.descriptionBudgetTokens)
       : disabledCodeExecutionTool(featureDisabled(config, caller).message);
-    return { tools: [tool] };
+    return { tools: [tool, ...visibleCodeTools(runtime, caller).map(codeToolDefinition)] };
   });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     if (request.params.name === RECONNECTION_PROBE_TOOL) return reconnectionProbe(extra);
     if (request.params.name !== CODE_EXECUTION_TOOL) {
+      const caller = callerOf(extra);
+      const codeTool = runtime.codeTools?.find(request.params.name);
+      // A disabled feature answers FEATURE_DISABLED for a tool that exists, as code_execution does.
+      if (codeTool && (caller.kind === 'admin' || caller.codeTools?.includes(codeTool.name))) {
+        const result = await runtime.service.runCodeTool(
+          codeTool,
+          request.params.arguments ?? {},
+          caller,
+        );
+        return toCodeToolResult(result);
+      }
       throw new McpError(
         ErrorCode.InvalidParams,
-        `Tool '${request.params.name}' not found; codemux offers ${CODE_EXECUTION_TOOL}`,
+        `Tool '${request.params.name}' not found; codemux offers ${CODE_EXECUTION_TOOL} and the code tools tools/list shows`,
       );
     }
     const result = await runtime.service.execute(request.params.arguments ?? {}, callerOf(extra));

@@ -49,7 +49,7 @@ const STANDARD = new Set(
     ' ',
   ),
 );
-const DOCUMENTED = ['input', 'call_tool', 'call_tools', 'tools', 'catalog', 'console'];
+const DOCUMENTED = ['input', 'call_tool', 'call_tools', 'tools', 'catalog', 'console', 'Intl'];
 
 describe('sandbox isolation', () => {
   it('globalThis holds only standard builtins and the documented names', async () => {

@@ -28,6 +28,8 @@ export interface JobSpec {
   filename: string;
   /** Top-level variables the program sees, as JSON text: `{"input": {...}}`. */
   globalsJson: string;
+  /** Globals of `globalsJson` whose ISO 8601 text becomes a `Date` (code tool date params). */
+  dateGlobals?: string[];
   /** Prelude globals this dialect does not offer (execute has no call_tool / call_tools). */
   hide?: string[];
   limits: JobLimits;

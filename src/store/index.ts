@@ -1,4 +1,26 @@
-/** @module Persistence: agent tokens (SQLite) and the admin key file. */
+/** @module Persistence: agent tokens and activity history (SQLite), the admin key file. */
 export { type AdminKey, API_KEY_FILE, ensureAdminKey, readAdminKey } from './admin-key.ts';
-export { DATABASE_FILE, openTokenStore } from './sqlite-token-store.ts';
-export type { TokenRecord, TokenStore } from './types.ts';
+export { openStore, type Store } from './open-store.ts';
+export { openCodeToolStore } from './sqlite-code-tool-store.ts';
+export { DATABASE_FILE } from './sqlite-database.ts';
+export { openTokenStore } from './sqlite-token-store.ts';
+export {
+  ACTIVITY_KINDS,
+  ACTIVITY_STATUSES,
+  type ActivityKind,
+  type ActivityQuery,
+  type ActivityRecord,
+  type ActivityStatus,
+  type ActivityStore,
+  type ActivitySurface,
+  CODE_TOOL_PARAM_TYPES,
+  type CodeTool,
+  type CodeToolParam,
+  type CodeToolParamType,
+  type CodeToolSettings,
+  type CodeToolStore,
+  type CodeToolVersion,
+  type ParamWrite,
+  type TokenRecord,
+  type TokenStore,
+} from './types.ts';

@@ -1,28 +1,16 @@
 /** @module Agent tokens in SQLite (better-sqlite3), in `data_dir/codemux.db`; only SHA-256 hashes are stored. */
 import { createHash, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import { CodemuxError } from '../errors/index.ts';
+import { openSqliteDatabase, type SqliteDatabase } from './sqlite-database.ts';
 import type { TokenRecord, TokenStore } from './types.ts';
 
-export const DATABASE_FILE = 'codemux.db';
 const TOKEN_PREFIX = 'cmx_';
 const TOKEN_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
-
-const MIGRATIONS = [
-  `CREATE TABLE IF NOT EXISTS agent_tokens (
-     name TEXT PRIMARY KEY,
-     hash TEXT NOT NULL UNIQUE,
-     servers TEXT NOT NULL,
-     created_at TEXT NOT NULL,
-     last_used_at TEXT
-   )`,
-];
 
 interface Row {
   name: string;
   servers: string;
+  code_tools: string;
   created_at: string;
   last_used_at: string | null;
 }
@@ -33,48 +21,50 @@ function toRecord(row: Row): TokenRecord {
   return {
     name: row.name,
     servers: JSON.parse(row.servers) as string[],
+    code_tools: JSON.parse(row.code_tools) as string[],
     created_at: row.created_at,
     ...(row.last_used_at ? { last_used_at: row.last_used_at } : {}),
   };
 }
 
-/** Opens (creating when needed) the database in `dataDir`. */
+/** Opens (creating when needed) the database in `dataDir` for its tokens alone (the CLI). */
 export function openTokenStore(dataDir: string): TokenStore {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(path.join(dataDir, DATABASE_FILE));
-  db.pragma('journal_mode = WAL');
-  db.pragma('busy_timeout = 2000');
-  for (const sql of MIGRATIONS) db.exec(sql);
+  const db = openSqliteDatabase(dataDir);
+  return { ...sqliteTokenStore(db), close: () => db.close() };
+}
+
+/** Agent tokens in an open database; closing the database is its owner's job. */
+export function sqliteTokenStore(db: SqliteDatabase): TokenStore {
   const insert = db.prepare(
-    'INSERT INTO agent_tokens (name, hash, servers, created_at) VALUES (?, ?, ?, ?)',
+    'INSERT INTO agent_tokens (name, hash, servers, code_tools, created_at) VALUES (?, ?, ?, ?, ?)',
   );
   const all = db.prepare(
-    'SELECT name, servers, created_at, last_used_at FROM agent_tokens ORDER BY name',
+    'SELECT name, servers, code_tools, created_at, last_used_at FROM agent_tokens ORDER BY name',
   );
   const remove = db.prepare('DELETE FROM agent_tokens WHERE name = ?');
   const byHash = db.prepare(
-    'SELECT name, servers, created_at, last_used_at FROM agent_tokens WHERE hash = ?',
+    'SELECT name, servers, code_tools, created_at, last_used_at FROM agent_tokens WHERE hash = ?',
   );
   const touch = db.prepare('UPDATE agent_tokens SET last_used_at = ? WHERE name = ?');
 
   return {
-    create(name, servers) {
+    create(name, servers, codeTools = []) {
       if (!TOKEN_NAME_PATTERN.test(name)) {
         throw new CodemuxError(
           'INVALID_TOKEN_NAME',
           `token name "${name}" must be 1-64 characters of A-Z, a-z, 0-9, _, . and -`,
         );
       }
-      if (servers.length === 0) {
+      if (servers.length === 0 && codeTools.length === 0) {
         throw new CodemuxError(
           'INVALID_TOKEN_SERVERS',
-          'an agent token needs at least one server (--servers a,b)',
+          'an agent token needs at least one server (--servers a,b) or code tool (--code-tools a,b)',
         );
       }
       const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
       const created = new Date().toISOString();
       try {
-        insert.run(name, hash(token), JSON.stringify(servers), created);
+        insert.run(name, hash(token), JSON.stringify(servers), JSON.stringify(codeTools), created);
       } catch (error) {
         if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
           throw new CodemuxError(
@@ -84,7 +74,7 @@ export function openTokenStore(dataDir: string): TokenStore {
         }
         throw error;
       }
-      return { token, record: { name, servers, created_at: created } };
+      return { token, record: { name, servers, code_tools: codeTools, created_at: created } };
     },
     list: () => (all.all() as Row[]).map(toRecord),
     revoke: (name) => remove.run(name).changes > 0,
@@ -95,6 +85,6 @@ export function openTokenStore(dataDir: string): TokenStore {
       touch.run(new Date().toISOString(), row.name);
       return toRecord(row);
     },
-    close: () => db.close(),
+    close: () => {},
   };
 }

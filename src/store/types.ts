@@ -3,17 +3,172 @@
 export interface TokenRecord {
   name: string;
   servers: string[];
+  /** Code tools the token may see and call (by name). */
+  code_tools: string[];
   created_at: string;
   last_used_at?: string;
 }
 
 export interface TokenStore {
   /** Creates a token; the secret is returned once and only its hash is kept. */
-  create(name: string, servers: string[]): { token: string; record: TokenRecord };
+  create(
+    name: string,
+    servers: string[],
+    codeTools?: string[],
+  ): { token: string; record: TokenRecord };
   list(): TokenRecord[];
   /** True when a token of that name existed. */
   revoke(name: string): boolean;
   /** The record of a valid token, or undefined. */
   verify(token: string): TokenRecord | undefined;
   close(): void;
+}
+
+export type ActivityKind = 'execution' | 'tool_call';
+export type ActivitySurface = 'mcp' | 'rest' | 'cli' | 'codemode' | 'code_tool' | 'ui';
+/** success; tool_error (the upstream answered an error); error; blocked (policy); rejected (invalid request). */
+export type ActivityStatus = 'success' | 'tool_error' | 'error' | 'blocked' | 'rejected';
+
+export const ACTIVITY_KINDS: readonly ActivityKind[] = ['execution', 'tool_call'];
+export const ACTIVITY_STATUSES: readonly ActivityStatus[] = [
+  'success',
+  'tool_error',
+  'error',
+  'blocked',
+  'rejected',
+];
+
+/** One execution, or one upstream call it made (`parent_id` names the execution). */
+export interface ActivityRecord {
+  /** Sortable by time (hex milliseconds, then a counter and random digits). */
+  id: string;
+  parent_id: string | null;
+  kind: ActivityKind;
+  surface: ActivitySurface;
+  /** `admin` or `token:<name>`. */
+  caller: string;
+  server: string | null;
+  tool: string | null;
+  script: string | null;
+  language: string | null;
+  code: string | null;
+  /** The execution's input (JSON; a string with a marker when cut). */
+  input: unknown;
+  /** A tool call's arguments (JSON; a string with a marker when cut). */
+  args: unknown;
+  status: ActivityStatus;
+  error: { code: string; message: string } | null;
+  started_at: string;
+  duration_ms: number;
+  logs: string[];
+  /** What the execution or the call answered (JSON; a string with a marker when cut). */
+  response: unknown;
+  instance_id: string;
+}
+
+export interface ActivityQuery {
+  limit: number;
+  offset: number;
+  kind?: ActivityKind;
+  status?: ActivityStatus;
+  server?: string;
+  parent_id?: string;
+  /** ISO 8601: records that started at or after it. */
+  since?: string;
+}
+
+/** Activity history; asynchronous so PostgreSQL fits behind the same contract. */
+export interface ActivityStore {
+  /** Writes a batch in one transaction; `seq` orders a parent's children. */
+  insert(records: ReadonlyArray<ActivityRecord & { seq: number }>): Promise<void>;
+  /** Newest first. */
+  list(query: ActivityQuery): Promise<{ items: ActivityRecord[]; total: number }>;
+  get(id: string): Promise<ActivityRecord | undefined>;
+  /** A record's children, in the order they were made. */
+  children(parentId: string): Promise<ActivityRecord[]>;
+  /** Deletes records older than `before` and the oldest beyond `maxRecords`; returns how many. */
+  trim(before: string, maxRecords: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The seven parameter types of a code tool (Vectoralix). */
+export type CodeToolParamType =
+  | 'string'
+  | 'integer'
+  | 'decimal'
+  | 'date'
+  | 'boolean'
+  | 'array'
+  | 'object';
+
+export const CODE_TOOL_PARAM_TYPES: readonly CodeToolParamType[] = [
+  'string',
+  'integer',
+  'decimal',
+  'date',
+  'boolean',
+  'array',
+  'object',
+];
+
+/** One parameter row; `default_value` is JSON (null = none). */
+export interface CodeToolParam {
+  name: string;
+  description: string;
+  type: CodeToolParamType;
+  required: boolean;
+  default_value: unknown;
+}
+
+/** The page-level fields, saved together. */
+export interface CodeToolSettings {
+  description: string;
+  code: string;
+  timeout_ms: number;
+  memory_limit_mb: number;
+  enabled: boolean;
+  allowed_servers: string[];
+}
+
+export interface CodeTool extends CodeToolSettings {
+  name: string;
+  params: CodeToolParam[];
+  /** The latest version number (0 before the first save). */
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An immutable snapshot of the page-level fields, made by each save. */
+export interface CodeToolVersion extends CodeToolSettings {
+  version: number;
+  created_at: string;
+}
+
+export type ParamWrite = 'ok' | 'no_tool' | 'no_param' | 'exists';
+
+/** Code tools; asynchronous so PostgreSQL fits behind the same contract. */
+export interface CodeToolStore {
+  /** Every tool with its params, by name. */
+  list(): Promise<CodeTool[]>;
+  get(name: string): Promise<CodeTool | undefined>;
+  /** Creates a tool with these settings and no params; undefined when the name is taken. */
+  create(name: string, settings: CodeToolSettings): Promise<CodeTool | undefined>;
+  /** Saves the page-level fields together and records them as a new version; undefined when unknown. */
+  save(name: string, settings: CodeToolSettings): Promise<CodeTool | undefined>;
+  /** True when the tool existed. */
+  remove(name: string): Promise<boolean>;
+  /** Adds a param (`replacing` undefined) or replaces the row named `replacing`, keeping its place. */
+  putParam(tool: string, param: CodeToolParam, replacing?: string): Promise<ParamWrite>;
+  removeParam(tool: string, param: string): Promise<ParamWrite>;
+  /** Newest first; undefined when the tool is unknown. */
+  versions(name: string): Promise<CodeToolVersion[] | undefined>;
+  version(name: string, version: number): Promise<CodeToolVersion | undefined>;
+  /** Creates or replaces each tool with its params (one transaction); each gets a new version. */
+  importTools(
+    tools: ReadonlyArray<Omit<CodeTool, 'version' | 'created_at' | 'updated_at'>>,
+  ): Promise<void>;
+  /** Calls `listener` when another process changed the tools; returns the unsubscribe. */
+  onExternalChange(listener: () => void): () => void;
+  close(): Promise<void>;
 }

@@ -161,6 +161,31 @@ export class UpstreamRegistry extends EventEmitter {
     }));
   }
 
+  /** True while an enabled server has not yet connected or failed for the first time. */
+  private unsettled(): boolean {
+    return [...this.entries.values()].some((e) => e.state === 'idle' || e.state === 'connecting');
+  }
+
+  /**
+   * Resolves once every enabled server is ready or failed, or after `timeoutMs`, whichever is
+   * first (so a client's first tools/list can show the tools of servers that start quickly).
+   */
+  whenSettled(timeoutMs: number): Promise<void> {
+    if (!this.unsettled() || timeoutMs <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.off('state', check);
+        resolve();
+      };
+      const check = () => {
+        if (!this.unsettled()) done();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.on('state', check);
+    });
+  }
+
   /** Connects `name` unless it is connected; a recent failure is answered from memory. */
   async ensureStarted(name: string): Promise<{ ok: true } | { ok: false; message: string }> {
     const entry = this.entries.get(name);

@@ -5,14 +5,14 @@
  * transpiled inside a function wrapper that is removed again afterwards.
  */
 import { originalPositionFor, type SourceMapInput, TraceMap } from '@jridgewell/trace-mapping';
-import type { transformSync as TransformSync } from 'amaro';
+import type { transformSync as TransformSync } from '@swc/wasm-typescript';
 import type { Position } from './text-positions.ts';
 
 export type TranspileResult =
   | { ok: true; code: string; toOriginal?: (p: Position) => Position }
   | { ok: false; message: string; line?: number; column?: number };
 
-interface AmaroError {
+interface SwcError {
   code?: string;
   message: string;
   startLine?: number;
@@ -20,22 +20,22 @@ interface AmaroError {
 }
 
 type Transform = typeof TransformSync;
-let amaro: Promise<Transform> | undefined;
+let swc: Promise<Transform> | undefined;
 
-/** amaro (swc in WebAssembly) loads in about 90 ms: only when TypeScript is first used. */
+/** swc's TypeScript stripper (WebAssembly) loads in about 90 ms: only when TypeScript is first used. */
 function loadTransform(): Promise<Transform> {
-  amaro ??= import('amaro').then((m) => m.transformSync);
-  return amaro;
+  swc ??= import('@swc/wasm-typescript').then((m) => m.transformSync);
+  return swc;
 }
 
 const WRAP_HEAD = 'async function __codemux_program__() {\n';
 const WRAP_TAIL = '\n}';
 
 const isReturnRefusal = (error: unknown) =>
-  /Return statement is not allowed/.test((error as AmaroError).message ?? '');
+  /Return statement is not allowed/.test((error as SwcError).message ?? '');
 
 function failure(error: unknown, lineShift: number): TranspileResult {
-  const e = error as AmaroError;
+  const e = error as SwcError;
   if (e.startLine === undefined || e.startColumn === undefined) {
     return { ok: false, message: `TypeScript: ${e.message}` };
   }
@@ -89,7 +89,7 @@ function attempt(
   try {
     return { ok: true, code: strip(transformSync, source, wrapped) };
   } catch (error) {
-    if ((error as AmaroError).code !== 'UnsupportedSyntax') throw error;
+    if ((error as SwcError).code !== 'UnsupportedSyntax') throw error;
   }
   return 'needs-transform';
 }

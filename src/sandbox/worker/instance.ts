@@ -11,6 +11,7 @@ import {
   type QuickJSRuntime,
   type QuickJSSyncVariant,
 } from 'quickjs-emscripten-core';
+import { INTL_SOURCE } from './intl.ts';
 import { HOST_GLOBAL, PRELUDE_SOURCE } from './prelude.ts';
 
 const WASM_PAGE_BYTES = 65_536;
@@ -43,6 +44,10 @@ export interface Instance {
   host: HostHooks;
   /** Set by the run: true makes the interrupt handler stop the guest. */
   shouldInterrupt: () => boolean;
+  /** The guest's Intl object, once compiled (on first use, or ahead when preloaded). */
+  intl?: QuickJSHandle;
+  /** True once the guest asked for Intl. */
+  usedIntl: boolean;
 }
 
 function installHostFunctions(instance: Instance): void {
@@ -64,6 +69,12 @@ function installHostFunctions(instance: Instance): void {
     log: context.newFunction('log', (level, line) => {
       instance.host.log(context.getString(level), context.getString(line));
     }),
+    // Compiled on the guest's first use of Intl, unless the instance was prepared with it.
+    intl: context.newFunction('intl', () => {
+      instance.usedIntl = true;
+      instance.intl ??= compileIntl(context);
+      return instance.intl.dup();
+    }),
   };
   for (const [name, fn] of Object.entries(fns)) {
     context.setProp(holder, name, fn);
@@ -71,6 +82,10 @@ function installHostFunctions(instance: Instance): void {
   }
   context.setProp(context.global, HOST_GLOBAL, holder);
   holder.dispose();
+}
+
+function compileIntl(context: QuickJSContext): QuickJSHandle {
+  return context.unwrapResult(context.evalCode(INTL_SOURCE, '<intl>'));
 }
 
 const idleHost: HostHooks = {
@@ -86,11 +101,15 @@ const idleHost: HostHooks = {
   log: () => {},
 };
 
-/** Builds one instance with the given memory cap; `stackLimitBytes` bounds guest recursion. */
+/**
+ * Builds one instance with the given memory cap; `stackLimitBytes` bounds guest recursion.
+ * `preloadIntl` compiles Intl now, while the worker is idle, for workloads that use it.
+ */
 export async function createInstance(
   wasmModule: WebAssembly.Module,
   memoryLimitBytes: number,
   stackLimitBytes: number,
+  preloadIntl = false,
 ): Promise<Instance> {
   const maximumPages = Math.max(
     INITIAL_PAGES,
@@ -117,12 +136,14 @@ export async function createInstance(
     },
     host: idleHost,
     shouldInterrupt: () => false,
+    usedIntl: false,
   };
   runtime.setInterruptHandler(() => instance.shouldInterrupt());
   installHostFunctions(instance);
   const hooks = context.unwrapResult(context.evalCode(PRELUDE_SOURCE, '<prelude>'));
   for (const name of HOOK_NAMES) instance.hooks[name] = context.getProp(hooks, name);
   hooks.dispose();
+  if (preloadIntl) instance.intl = compileIntl(context);
   warmUp(instance);
   return instance;
 }

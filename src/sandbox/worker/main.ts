@@ -26,6 +26,11 @@ const waiting: Array<() => void> = [];
 let current = init.memoryLimitBytes;
 /** True while a refill runs (there is one at a time). */
 let refilling = false;
+/** Jobs run, and the job count until which new instances are prepared with Intl compiled. */
+let jobsRun = 0;
+let intlUntilJob = 0;
+/** After a job used Intl, this many following instances get it compiled ahead, off the request path. */
+const INTL_PRELOAD_JOBS = 32;
 
 function send(message: WorkerToHost): void {
   port.postMessage(message);
@@ -50,7 +55,12 @@ function refill(): void {
       const cap = current;
       const stock = use(cap);
       if (stock.length >= STOCK_SIZE) return;
-      const instance = await createInstance(init.wasmModule, cap, init.stackLimitBytes);
+      const instance = await createInstance(
+        init.wasmModule,
+        cap,
+        init.stackLimitBytes,
+        jobsRun < intlUntilJob,
+      );
       stocks.get(cap)?.push(instance);
       send({ type: 'ready' });
       for (const wake of waiting.splice(0)) wake();
@@ -77,6 +87,8 @@ port.on('message', async (message: HostToWorker) => {
   link.reset();
   const outcome = new JobRun(instance, job, execId, link).run();
   link.post({ type: 'done', execId, outcome });
+  jobsRun++;
+  if (instance.usedIntl) intlUntilJob = jobsRun + INTL_PRELOAD_JOBS;
   // The used instance is dropped whole (memory and all).
   if ((stocks.get(current)?.length ?? 0) > 0) send({ type: 'ready' });
   refill();

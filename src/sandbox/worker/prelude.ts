@@ -30,7 +30,7 @@ var G = globalThis, host = G.${HOST_GLOBAL};
 delete G.${HOST_GLOBAL};
 var stringify = JSON.stringify, parse = JSON.parse, isArray = Array.isArray, getProto = Object.getPrototypeOf;
 var OP = Object.prototype, freeze = Object.freeze, hasOwn = Object.hasOwn, isInteger = Number.isInteger;
-var ErrorCtor = Error, TypeErrorCtor = TypeError, StringCtor = String, call = Function.prototype.call;
+var ErrorCtor = Error, DateCtor = Date, TypeErrorCtor = TypeError, StringCtor = String, call = Function.prototype.call;
 var indexOf = String.prototype.indexOf, slice = String.prototype.slice;
 function isObj(v) { return v !== null && typeof v === 'object' && !isArray(v); }
 function bad(message) { return { ok: false, error: { code: 'INVALID_ARGS', message: message } }; }
@@ -141,6 +141,11 @@ define('call_tools', call_tools);
 define('tools', tools);
 define('catalog', catalog);
 define('console', freeze({ log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug') }));
+// Intl (en-US NumberFormat) is compiled by the host on first use: most programs never touch it.
+var intl;
+function getIntl() { return intl || (intl = host.intl()); }
+Object.defineProperty(G, 'Intl', { get: function () { var v = getIntl(); define('Intl', v); return v; }, set: function (v) { define('Intl', v); }, configurable: true, enumerable: false });
+Object.defineProperty(Number.prototype, 'toLocaleString', { value: function toLocaleString(locales, options) { return getIntl().NumberFormat(locales, options).format(this); }, writable: true, configurable: true, enumerable: false });
 // The fast serializer: JSON.stringify with a replacer that gives up on anything JSON would change.
 function plain(key, value) {
 var t = typeof value;
@@ -158,7 +163,7 @@ function fast(value) {
 try { var json = stringify(value, plain); return json === undefined ? 'null' : json; }
 catch (e) { return null; }
 }
-function setGlobal(name, json) { G[name] = parse(json); }
+function setGlobal(name, json, date) { var v = parse(json); G[name] = date ? new DateCtor(v) : v; }
 function isError(e) { return e instanceof ErrorCtor; }
 return { fast: fast, setGlobal: setGlobal, isError: isError, parse: parse };
 })()`);

@@ -395,7 +395,8 @@ export class JobRun {
       )) {
         const key = context.newString(name);
         const json = context.newString(JSON.stringify(value));
-        this.callHook('setGlobal', key, json).dispose();
+        const date = this.job.dateGlobals?.includes(name) ? context.true : context.false;
+        this.callHook('setGlobal', key, json, date).dispose();
         key.dispose();
         json.dispose();
       }

@@ -1,0 +1,84 @@
+/** @module REST /api/v1/activity: the history (admin key only), one record with its children, and a live SSE stream. */
+import { type Context, Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { type ActivityLog, parseActivityQuery } from '../execution/index.ts';
+import type { GatewayEnv } from './types.ts';
+
+/** A comment line keeps proxies from closing an idle stream. */
+const KEEPALIVE_MS = 15_000;
+
+function refuse(
+  c: Context<GatewayEnv>,
+  status: 400 | 403 | 404 | 503,
+  code: string,
+  message: string,
+) {
+  return c.json({ ok: false, error: { code, message }, request_id: c.get('requestId') }, status);
+}
+
+/** Mounted under /api/v1 after authentication; `activity` is undefined when history is off. */
+export function activityRoutes(activity: () => ActivityLog | undefined): Hono<GatewayEnv> {
+  const api = new Hono<GatewayEnv>();
+
+  api.use('*', async (c, next) => {
+    if (c.get('caller').kind !== 'admin') {
+      return refuse(c, 403, 'FORBIDDEN', 'the activity history is for the admin API key only');
+    }
+    if (!activity()) {
+      return refuse(
+        c,
+        503,
+        'ACTIVITY_DISABLED',
+        'the activity history is off on this gateway (set "activity_enabled": true in the config)',
+      );
+    }
+    await next();
+  });
+
+  api.get('/', async (c) => {
+    const parsed = parseActivityQuery(c.req.query());
+    if (!parsed.ok) return refuse(c, 400, 'INVALID_REQUEST', parsed.message);
+    return c.json(await activity()!.list(parsed.query));
+  });
+
+  api.get('/stream', (c) =>
+    streamSSE(c, async (stream) => {
+      const queue: string[] = [];
+      let wake: (() => void) | undefined;
+      const unsubscribe = activity()!.subscribe((record) => {
+        queue.push(JSON.stringify(record));
+        wake?.();
+      });
+      stream.onAbort(() => {
+        unsubscribe();
+        wake?.();
+      });
+      await stream.writeSSE({ event: 'ready', data: '{}' });
+      try {
+        while (!stream.aborted && !stream.closed) {
+          const data = queue.shift();
+          if (data !== undefined) {
+            await stream.writeSSE({ event: 'activity', data });
+            continue;
+          }
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, KEEPALIVE_MS).unref();
+          });
+          wake = undefined;
+          if (queue.length === 0 && !stream.aborted) await stream.write(': keepalive\n\n');
+        }
+      } finally {
+        unsubscribe();
+      }
+    }),
+  );
+
+  api.get('/:id', async (c) => {
+    const record = await activity()!.get(c.req.param('id'));
+    if (!record) return refuse(c, 404, 'NOT_FOUND', `no activity record "${c.req.param('id')}"`);
+    return c.json(record);
+  });
+
+  return api;
+}

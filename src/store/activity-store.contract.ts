@@ -1,0 +1,130 @@
+/** @module The activity store's contract suite: every implementation (SQLite, PostgreSQL) runs it. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ActivityRecord, ActivityStore } from './types.ts';
+
+export interface OpenedStore {
+  activity: ActivityStore;
+  /** Closes the store and removes what the test created. */
+  dispose(): Promise<void>;
+}
+
+let seq = 0;
+/** A record with every field set; `over` replaces some. */
+export function activityRecord(over: Partial<ActivityRecord> & { id: string }): ActivityRecord & {
+  seq: number;
+} {
+  return {
+    parent_id: null,
+    kind: 'execution',
+    surface: 'rest',
+    caller: 'admin',
+    server: null,
+    tool: null,
+    script: null,
+    language: 'javascript',
+    code: '1 + 1',
+    input: { a: 1 },
+    args: null,
+    status: 'success',
+    error: null,
+    started_at: '2026-12-01T10:00:00.000Z',
+    duration_ms: 1.5,
+    logs: [],
+    response: { ok: true, value: 2 },
+    instance_id: 'test',
+    ...over,
+    seq: seq++,
+  };
+}
+
+export function activityStoreContract(name: string, open: () => Promise<OpenedStore>): void {
+  describe(`activity store contract: ${name}`, () => {
+    let opened: OpenedStore;
+    let store: ActivityStore;
+    beforeEach(async () => {
+      opened = await open();
+      store = opened.activity;
+    });
+    afterEach(async () => {
+      await opened.dispose();
+    });
+
+    it('keeps every field of a record as written', async () => {
+      const record = activityRecord({
+        id: '01',
+        logs: ['a', 'b'],
+        error: { code: 'TIMEOUT', message: 'JavaScript execution timed out' },
+        status: 'error',
+        input: { nested: [1, { x: 'é' }] },
+        response: 'cut…[cut: 9000 bytes]',
+      });
+      await store.insert([record]);
+      const { seq: _seq, ...expected } = record;
+      expect(await store.get('01')).toEqual(expected);
+      expect(await store.get('nope')).toBeUndefined();
+    });
+
+    it('lists children in the order they were made, not by id', async () => {
+      await store.insert([
+        activityRecord({ id: '10' }),
+        activityRecord({ id: '13', parent_id: '10', kind: 'tool_call', server: 's', tool: 'a' }),
+        activityRecord({ id: '12', parent_id: '10', kind: 'tool_call', server: 's', tool: 'b' }),
+      ]);
+      expect((await store.children('10')).map((r) => r.tool)).toEqual(['a', 'b']);
+    });
+
+    it('lists newest first with filters, paging and the total', async () => {
+      const rows = Array.from({ length: 12 }, (_, i) =>
+        activityRecord({
+          id: `2${i.toString(16)}`,
+          status: i % 3 === 0 ? 'tool_error' : 'success',
+          kind: i % 2 === 0 ? 'execution' : 'tool_call',
+          server: i % 2 === 0 ? null : 'everything',
+          parent_id: i % 2 === 0 ? null : '20',
+          started_at: `2026-12-01T10:00:${String(i).padStart(2, '0')}.000Z`,
+        }),
+      );
+      await store.insert(rows);
+      const page = await store.list({ limit: 5, offset: 0 });
+      expect(page.total).toBe(12);
+      expect(page.items.map((r) => r.id)).toEqual(['2b', '2a', '29', '28', '27']);
+      const next = await store.list({ limit: 5, offset: 10 });
+      expect(next.items.map((r) => r.id)).toEqual(['21', '20']);
+      const cases: Array<[Record<string, string>, number]> = [
+        [{ status: 'tool_error' }, 4],
+        [{ kind: 'tool_call' }, 6],
+        [{ server: 'everything' }, 6],
+        [{ parent_id: '20' }, 6],
+        [{ since: '2026-12-01T10:00:10.000Z' }, 2],
+        [{ kind: 'tool_call', status: 'tool_error' }, 2],
+      ];
+      for (const [filter, total] of cases) {
+        const result = await store.list({ limit: 50, offset: 0, ...filter });
+        expect(result.total, JSON.stringify(filter)).toBe(total);
+        expect(result.items).toHaveLength(total);
+      }
+    });
+
+    it('trims by age, then the oldest beyond the record cap', async () => {
+      await store.insert(
+        Array.from({ length: 10 }, (_, i) =>
+          activityRecord({
+            id: `3${i}`,
+            started_at: `2026-11-${String(10 + i).padStart(2, '0')}T00:00:00.000Z`,
+          }),
+        ),
+      );
+      expect(await store.trim('2026-11-13T00:00:00.000Z', 1000)).toBe(3);
+      expect(await store.trim('2000-01-01T00:00:00.000Z', 4)).toBe(3);
+      const left = await store.list({ limit: 50, offset: 0 });
+      expect(left.items.map((r) => r.id)).toEqual(['39', '38', '37', '36']);
+    });
+
+    it('ignores a record written twice', async () => {
+      const record = activityRecord({ id: '40' });
+      await store.insert([record]);
+      await store.insert([record]);
+      expect((await store.list({ limit: 50, offset: 0 })).total).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,95 @@
+/**
+ * @module The database schema as forward-only, numbered migrations. Portable SQL (SQLite and
+ * PostgreSQL alike): TEXT, INTEGER, BIGINT; timestamps as ISO 8601 UTC text, which sorts.
+ */
+
+export interface Migration {
+  version: number;
+  statements: readonly string[];
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    statements: [
+      `CREATE TABLE IF NOT EXISTS agent_tokens (
+         name TEXT PRIMARY KEY,
+         hash TEXT NOT NULL UNIQUE,
+         servers TEXT NOT NULL,
+         created_at TEXT NOT NULL,
+         last_used_at TEXT
+       )`,
+    ],
+  },
+  {
+    version: 2,
+    statements: [
+      `CREATE TABLE activity (
+         id TEXT PRIMARY KEY,
+         parent_id TEXT,
+         seq INTEGER NOT NULL,
+         kind TEXT NOT NULL,
+         surface TEXT NOT NULL,
+         caller TEXT NOT NULL,
+         server TEXT,
+         tool TEXT,
+         script TEXT,
+         language TEXT,
+         code TEXT,
+         input TEXT,
+         args TEXT,
+         status TEXT NOT NULL,
+         error TEXT,
+         started_at TEXT NOT NULL,
+         duration_ms DOUBLE PRECISION NOT NULL,
+         logs TEXT,
+         response TEXT,
+         instance_id TEXT NOT NULL
+       )`,
+      'CREATE INDEX activity_parent ON activity (parent_id, seq)',
+      'CREATE INDEX activity_started ON activity (started_at)',
+      'CREATE INDEX activity_status ON activity (status)',
+      'CREATE INDEX activity_server ON activity (server)',
+    ],
+  },
+  {
+    version: 3,
+    statements: [
+      `CREATE TABLE code_tools (
+         name TEXT PRIMARY KEY,
+         description TEXT NOT NULL,
+         code TEXT NOT NULL,
+         timeout_ms INTEGER NOT NULL,
+         memory_limit_mb INTEGER NOT NULL,
+         enabled INTEGER NOT NULL,
+         allowed_servers TEXT NOT NULL,
+         version INTEGER NOT NULL,
+         created_at TEXT NOT NULL,
+         updated_at TEXT NOT NULL
+       )`,
+      `CREATE TABLE code_tool_params (
+         tool TEXT NOT NULL,
+         name TEXT NOT NULL,
+         position INTEGER NOT NULL,
+         description TEXT NOT NULL,
+         type TEXT NOT NULL,
+         required INTEGER NOT NULL,
+         default_value TEXT,
+         PRIMARY KEY (tool, name)
+       )`,
+      `CREATE TABLE code_tool_versions (
+         tool TEXT NOT NULL,
+         version INTEGER NOT NULL,
+         description TEXT NOT NULL,
+         code TEXT NOT NULL,
+         timeout_ms INTEGER NOT NULL,
+         memory_limit_mb INTEGER NOT NULL,
+         enabled INTEGER NOT NULL,
+         allowed_servers TEXT NOT NULL,
+         created_at TEXT NOT NULL,
+         PRIMARY KEY (tool, version)
+       )`,
+      `ALTER TABLE agent_tokens ADD COLUMN code_tools TEXT NOT NULL DEFAULT '[]'`,
+    ],
+  },
+];

@@ -1,0 +1,132 @@
+/** @module Activity history in SQLite: one table, batched inserts in one transaction. */
+import type { SqliteDatabase } from './sqlite-database.ts';
+import type { ActivityQuery, ActivityRecord, ActivityStore } from './types.ts';
+
+const COLUMNS = [
+  'id',
+  'parent_id',
+  'seq',
+  'kind',
+  'surface',
+  'caller',
+  'server',
+  'tool',
+  'script',
+  'language',
+  'code',
+  'input',
+  'args',
+  'status',
+  'error',
+  'started_at',
+  'duration_ms',
+  'logs',
+  'response',
+  'instance_id',
+] as const;
+
+type Row = Record<(typeof COLUMNS)[number], string | number | null>;
+
+/** JSON columns hold JSON text; absent values are NULL. */
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+const parse = (text: string | number | null) =>
+  text === null ? null : (JSON.parse(String(text)) as unknown);
+
+export function toRow(r: ActivityRecord & { seq: number }): Row {
+  return {
+    ...r,
+    input: json(r.input),
+    args: json(r.args),
+    error: json(r.error),
+    logs: json(r.logs),
+    response: json(r.response),
+  } as Row;
+}
+
+export function fromRow(row: Row): ActivityRecord {
+  return {
+    id: String(row.id),
+    parent_id: row.parent_id === null ? null : String(row.parent_id),
+    kind: row.kind as ActivityRecord['kind'],
+    surface: row.surface as ActivityRecord['surface'],
+    caller: String(row.caller),
+    server: row.server === null ? null : String(row.server),
+    tool: row.tool === null ? null : String(row.tool),
+    script: row.script === null ? null : String(row.script),
+    language: row.language === null ? null : String(row.language),
+    code: row.code === null ? null : String(row.code),
+    input: parse(row.input),
+    args: parse(row.args),
+    status: row.status as ActivityRecord['status'],
+    error: parse(row.error) as ActivityRecord['error'],
+    started_at: String(row.started_at),
+    duration_ms: Number(row.duration_ms),
+    logs: (parse(row.logs) as string[] | null) ?? [],
+    response: parse(row.response),
+    instance_id: String(row.instance_id),
+  };
+}
+
+/** WHERE clause and parameters of a query's filters (portable SQL, positional `?`). */
+export function activityFilter(query: ActivityQuery): { where: string; params: unknown[] } {
+  const clauses: string[] = [];
+  const params: unknown[] = [];
+  for (const key of ['kind', 'status', 'server', 'parent_id'] as const) {
+    const value = query[key];
+    if (value !== undefined) {
+      clauses.push(`${key} = ?`);
+      params.push(value);
+    }
+  }
+  if (query.since !== undefined) {
+    clauses.push('started_at >= ?');
+    params.push(query.since);
+  }
+  return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
+}
+
+export function sqliteActivityStore(db: SqliteDatabase): ActivityStore {
+  const insertRow = db.prepare(
+    `INSERT OR IGNORE INTO activity (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')})`,
+  );
+  const insertAll = db.transaction((rows: Row[]) => {
+    for (const row of rows) insertRow.run(row);
+  });
+  const byId = db.prepare('SELECT * FROM activity WHERE id = ?');
+  const byParent = db.prepare('SELECT * FROM activity WHERE parent_id = ? ORDER BY seq, id');
+  const deleteOld = db.prepare('DELETE FROM activity WHERE started_at < ?');
+  const count = db.prepare('SELECT COUNT(*) AS n FROM activity');
+  const deleteOldest = db.prepare(
+    'DELETE FROM activity WHERE id IN (SELECT id FROM activity ORDER BY id LIMIT ?)',
+  );
+
+  return {
+    async insert(records) {
+      insertAll(records.map(toRow));
+    },
+    async list(query) {
+      const { where, params } = activityFilter(query);
+      const total = (
+        db.prepare(`SELECT COUNT(*) AS n FROM activity ${where}`).get(...params) as { n: number }
+      ).n;
+      const rows = db
+        .prepare(`SELECT * FROM activity ${where} ORDER BY id DESC LIMIT ? OFFSET ?`)
+        .all(...params, query.limit, query.offset) as Row[];
+      return { items: rows.map(fromRow), total };
+    },
+    async get(id) {
+      const row = byId.get(id) as Row | undefined;
+      return row ? fromRow(row) : undefined;
+    },
+    async children(parentId) {
+      return (byParent.all(parentId) as Row[]).map(fromRow);
+    },
+    async trim(before, maxRecords) {
+      let removed = deleteOld.run(before).changes;
+      const { n } = count.get() as { n: number };
+      if (n > maxRecords) removed += deleteOldest.run(n - maxRecords).changes;
+      return removed;
+    },
+    async close() {},
+  };
+}

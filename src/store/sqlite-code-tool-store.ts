@@ -1,0 +1,259 @@
+/** @module Code tools in SQLite: a row per tool, its param rows in order, and its immutable versions. */
+import { openSqliteDatabase, type SqliteDatabase } from './sqlite-database.ts';
+import type {
+  CodeTool,
+  CodeToolParam,
+  CodeToolParamType,
+  CodeToolSettings,
+  CodeToolStore,
+  CodeToolVersion,
+} from './types.ts';
+
+/** How often the store looks for commits made by another process (`PRAGMA data_version`). */
+const EXTERNAL_CHANGE_POLL_MS = 1_000;
+
+interface SettingsRow {
+  description: string;
+  code: string;
+  timeout_ms: number;
+  memory_limit_mb: number;
+  enabled: number;
+  allowed_servers: string;
+}
+interface ToolRow extends SettingsRow {
+  name: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+interface VersionRow extends SettingsRow {
+  version: number;
+  created_at: string;
+}
+interface ParamRow {
+  name: string;
+  description: string;
+  type: string;
+  required: number;
+  default_value: string | null;
+}
+
+const settingsOf = (row: SettingsRow): CodeToolSettings => ({
+  description: row.description,
+  code: row.code,
+  timeout_ms: row.timeout_ms,
+  memory_limit_mb: row.memory_limit_mb,
+  enabled: row.enabled === 1,
+  allowed_servers: JSON.parse(row.allowed_servers) as string[],
+});
+
+const paramOf = (row: ParamRow): CodeToolParam => ({
+  name: row.name,
+  description: row.description,
+  type: row.type as CodeToolParamType,
+  required: row.required === 1,
+  default_value: row.default_value === null ? null : JSON.parse(row.default_value),
+});
+
+const settingsValues = (s: CodeToolSettings) => [
+  s.description,
+  s.code,
+  s.timeout_ms,
+  s.memory_limit_mb,
+  s.enabled ? 1 : 0,
+  JSON.stringify(s.allowed_servers),
+];
+
+/** Opens (creating when needed) the database in `dataDir` for its code tools alone (the CLI). */
+export function openCodeToolStore(dataDir: string): CodeToolStore {
+  const db = openSqliteDatabase(dataDir);
+  const store = sqliteCodeToolStore(db);
+  return {
+    ...store,
+    close: async () => {
+      await store.close();
+      db.close();
+    },
+  };
+}
+
+/** Code tools in an open database; closing the database is its owner's job. */
+export function sqliteCodeToolStore(db: SqliteDatabase): CodeToolStore {
+  const SETTINGS = 'description, code, timeout_ms, memory_limit_mb, enabled, allowed_servers';
+  const allTools = db.prepare(`SELECT * FROM code_tools ORDER BY name`);
+  const oneTool = db.prepare(`SELECT * FROM code_tools WHERE name = ?`);
+  const paramsOf = db.prepare(
+    'SELECT name, description, type, required, default_value FROM code_tool_params WHERE tool = ? ORDER BY position',
+  );
+  const insertTool = db.prepare(
+    `INSERT INTO code_tools (name, ${SETTINGS}, version, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const updateTool = db.prepare(
+    'UPDATE code_tools SET description = ?, code = ?, timeout_ms = ?, memory_limit_mb = ?, enabled = ?, allowed_servers = ?, version = ?, updated_at = ? WHERE name = ?',
+  );
+  const touchTool = db.prepare('UPDATE code_tools SET updated_at = ? WHERE name = ?');
+  const insertVersion = db.prepare(
+    `INSERT INTO code_tool_versions (tool, version, ${SETTINGS}, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const allVersions = db.prepare(
+    `SELECT version, ${SETTINGS}, created_at FROM code_tool_versions WHERE tool = ? ORDER BY version DESC`,
+  );
+  const oneVersion = db.prepare(
+    `SELECT version, ${SETTINGS}, created_at FROM code_tool_versions WHERE tool = ? AND version = ?`,
+  );
+  const nextPosition = db.prepare(
+    'SELECT COALESCE(MAX(position), -1) + 1 AS p FROM code_tool_params WHERE tool = ?',
+  );
+  const paramPosition = db.prepare(
+    'SELECT position FROM code_tool_params WHERE tool = ? AND name = ?',
+  );
+  const insertParam = db.prepare(
+    'INSERT INTO code_tool_params (tool, name, position, description, type, required, default_value) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const deleteParam = db.prepare('DELETE FROM code_tool_params WHERE tool = ? AND name = ?');
+  const deleteParams = db.prepare('DELETE FROM code_tool_params WHERE tool = ?');
+  const deleteVersions = db.prepare('DELETE FROM code_tool_versions WHERE tool = ?');
+  const deleteTool = db.prepare('DELETE FROM code_tools WHERE name = ?');
+
+  const load = (row: ToolRow): CodeTool => ({
+    name: row.name,
+    ...settingsOf(row),
+    params: (paramsOf.all(row.name) as ParamRow[]).map(paramOf),
+    version: row.version,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  });
+  const find = (name: string) => {
+    const row = oneTool.get(name) as ToolRow | undefined;
+    return row ? load(row) : undefined;
+  };
+  const writeParam = (tool: string, position: number, p: CodeToolParam) =>
+    insertParam.run(
+      tool,
+      p.name,
+      position,
+      p.description,
+      p.type,
+      p.required ? 1 : 0,
+      p.default_value === null || p.default_value === undefined
+        ? null
+        : JSON.stringify(p.default_value),
+    );
+  /** Writes the settings as the tool's next version (in the caller's transaction). */
+  const saveVersion = (name: string, current: number, settings: CodeToolSettings) => {
+    const now = new Date().toISOString();
+    insertVersion.run(name, current + 1, ...settingsValues(settings), now);
+    updateTool.run(...settingsValues(settings), current + 1, now, name);
+  };
+
+  const save = db.transaction((name: string, settings: CodeToolSettings) => {
+    const row = oneTool.get(name) as ToolRow | undefined;
+    if (!row) return undefined;
+    saveVersion(name, row.version, settings);
+    return find(name);
+  });
+  const putParam = db.transaction(
+    (tool: string, param: CodeToolParam, replacing: string | undefined) => {
+      if (!oneTool.get(tool)) return 'no_tool' as const;
+      let position: number;
+      if (replacing === undefined) {
+        if (paramPosition.get(tool, param.name)) return 'exists' as const;
+        position = (nextPosition.get(tool) as { p: number }).p;
+      } else {
+        const old = paramPosition.get(tool, replacing) as { position: number } | undefined;
+        if (!old) return 'no_param' as const;
+        if (param.name !== replacing && paramPosition.get(tool, param.name))
+          return 'exists' as const;
+        deleteParam.run(tool, replacing);
+        position = old.position;
+      }
+      writeParam(tool, position, param);
+      touchTool.run(new Date().toISOString(), tool);
+      return 'ok' as const;
+    },
+  );
+  const removeParam = db.transaction((tool: string, name: string) => {
+    if (!oneTool.get(tool)) return 'no_tool' as const;
+    if (deleteParam.run(tool, name).changes === 0) return 'no_param' as const;
+    touchTool.run(new Date().toISOString(), tool);
+    return 'ok' as const;
+  });
+  const remove = db.transaction((name: string) => {
+    deleteParams.run(name);
+    deleteVersions.run(name);
+    return deleteTool.run(name).changes > 0;
+  });
+  const importTools = db.transaction(
+    (tools: ReadonlyArray<Omit<CodeTool, 'version' | 'created_at' | 'updated_at'>>) => {
+      for (const tool of tools) {
+        const row = oneTool.get(tool.name) as ToolRow | undefined;
+        const now = new Date().toISOString();
+        if (!row) insertTool.run(tool.name, ...settingsValues(tool), 0, now, now);
+        saveVersion(tool.name, row?.version ?? 0, tool);
+        deleteParams.run(tool.name);
+        for (const [i, p] of tool.params.entries()) writeParam(tool.name, i, p);
+      }
+    },
+  );
+
+  // Commits by other connections (the CLI, another process) bump data_version.
+  const listeners = new Set<() => void>();
+  let seen = db.pragma('data_version', { simple: true }) as number;
+  let poller: NodeJS.Timeout | undefined;
+  const poll = () => {
+    if (!db.open) return;
+    const now = db.pragma('data_version', { simple: true }) as number;
+    if (now === seen) return;
+    seen = now;
+    for (const listener of listeners) listener();
+  };
+
+  return {
+    list: async () => (allTools.all() as ToolRow[]).map(load),
+    get: async (name) => find(name),
+    async create(name, settings) {
+      if (oneTool.get(name)) return undefined;
+      const now = new Date().toISOString();
+      insertTool.run(name, ...settingsValues(settings), 0, now, now);
+      return find(name);
+    },
+    save: async (name, settings) => save(name, settings),
+    remove: async (name) => remove(name),
+    putParam: async (tool, param, replacing) => putParam(tool, param, replacing),
+    removeParam: async (tool, name) => removeParam(tool, name),
+    async versions(name) {
+      if (!oneTool.get(name)) return undefined;
+      return (allVersions.all(name) as VersionRow[]).map((row) => ({
+        version: row.version,
+        ...settingsOf(row),
+        created_at: row.created_at,
+      }));
+    },
+    async version(name, version): Promise<CodeToolVersion | undefined> {
+      const row = oneVersion.get(name, version) as VersionRow | undefined;
+      return row
+        ? { version: row.version, ...settingsOf(row), created_at: row.created_at }
+        : undefined;
+    },
+    importTools: async (tools) => importTools(tools),
+    onExternalChange(listener) {
+      listeners.add(listener);
+      if (!poller) {
+        poller = setInterval(poll, EXTERNAL_CHANGE_POLL_MS);
+        poller.unref();
+      }
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && poller) {
+          clearInterval(poller);
+          poller = undefined;
+        }
+      };
+    },
+    async close() {
+      listeners.clear();
+      if (poller) clearInterval(poller);
+      poller = undefined;
+    },
+  };
+}
