@@ -278,8 +278,8 @@ describe('guest faults are guest errors', () => {
       /memory limit/,
     ],
     [
-      'a huge key the serializer must name',
-      'main',
+      'a huge key the serializer must name, under a 16 MB cap',
+      'small',
       "var o = {}; o['k'.repeat(2 ** 22)] = function () {}; o",
       'MEMORY_LIMIT_EXCEEDED',
       /memory limit/,
