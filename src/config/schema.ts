@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   MAX_CODE_MODE_MEMORY_BYTES,
   MAX_CONCURRENT_REQUESTS_LIMIT,
+  MAX_CONNECT_TIMEOUT_MS,
   MAX_DESCRIPTION_BUDGET_TOKENS,
   MAX_MAX_OUTPUT_BYTES,
   MAX_MAX_PARALLEL,
@@ -11,6 +12,7 @@ import {
   MAX_QUEUE_SIZE,
   MAX_SEARCH_RESULTS,
   MAX_TIMEOUT_MS,
+  MIN_CONNECT_TIMEOUT_MS,
   MIN_MAX_OUTPUT_BYTES,
   MIN_MAX_PARALLEL,
   MIN_MEMORY_LIMIT_MB,
@@ -64,6 +66,7 @@ export const userServerSchema = z.object({
   max_concurrent_requests: intIn(1, MAX_CONCURRENT_REQUESTS_LIMIT).optional(),
   queue_size: intIn(0, MAX_QUEUE_SIZE).optional(),
   call_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
+  connect_timeout_ms: intIn(MIN_CONNECT_TIMEOUT_MS, MAX_CONNECT_TIMEOUT_MS).optional(),
 });
 
 export type UserServerConfig = z.infer<typeof userServerSchema>;
@@ -88,6 +91,7 @@ export const userConfigSchema = z.object({
   code_execution_max_parallel: intIn(MIN_MAX_PARALLEL, MAX_MAX_PARALLEL).optional(),
   code_execution_memory_limit_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
   code_execution_max_output_bytes: intIn(MIN_MAX_OUTPUT_BYTES, MAX_MAX_OUTPUT_BYTES).optional(),
+  connect_timeout_ms: intIn(MIN_CONNECT_TIMEOUT_MS, MAX_CONNECT_TIMEOUT_MS).optional(),
   toolkits: z
     .array(
       z.object({

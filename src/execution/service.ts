@@ -102,6 +102,9 @@ export class ExecutionService {
         started,
       );
     }
+    const reachable = reachableServers(request.options.allowedServers, caller);
+    // Standalone, servers start on first call; a program that reads the catalog needs them all.
+    if (/\bcatalog\b/.test(code)) await this.deps.registry.startForCatalog(reachable);
     const timeoutMs = request.options.timeoutMs ?? settings.timeoutMs;
     const deadlineMs = Date.now() + timeoutMs;
     const gate = new CallGate({
@@ -109,7 +112,7 @@ export class ExecutionService {
       catalog: this.deps.catalog,
       config,
       maxToolCalls: request.options.maxToolCalls ?? settings.maxToolCalls,
-      allowedServers: reachableServers(request.options.allowedServers, caller),
+      allowedServers: reachable,
       deadlineMs,
       logger: this.deps.logger,
     });

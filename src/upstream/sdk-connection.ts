@@ -2,7 +2,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { UPSTREAM_CONNECT_TIMEOUT_MS } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
@@ -18,6 +17,8 @@ export class SdkConnection implements UpstreamConnection {
   onToolsChanged?: () => void;
   private client: Client | undefined;
   private starting: Promise<void> | undefined;
+  /** The client of a handshake in flight, so stop() can end it instead of waiting for it. */
+  private handshaking: Client | undefined;
   private toolList: ToolInfo[] = [];
   private readonly stderr = new StderrTail();
 
@@ -90,9 +91,28 @@ export class SdkConnection implements UpstreamConnection {
       }
     });
     const started = Date.now();
+    this.handshaking = client;
+    const timeoutMs = this.server.connectTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    // One deadline for the whole handshake: spawn, initialize and every page of tools/list.
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no handshake within ${timeoutMs} ms (connect_timeout_ms; raise it for a slow server)`,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
     try {
-      await client.connect(this.transport(sdk), { timeout: UPSTREAM_CONNECT_TIMEOUT_MS });
-      const tools = await this.listTools(client);
+      const tools = await Promise.race([
+        client
+          .connect(this.transport(sdk), { timeout: timeoutMs })
+          .then(() => this.listTools(client)),
+        deadline,
+      ]);
       this.toolList = tools;
       this.client = client;
       this.logger.debug(
@@ -106,6 +126,9 @@ export class SdkConnection implements UpstreamConnection {
       const tail = this.stderr.value;
       const reason = (error as Error).message;
       throw new Error(tail ? `${reason}; its stderr ends with: ${tail}` : reason);
+    } finally {
+      clearTimeout(timer);
+      this.handshaking = undefined;
     }
   }
 
@@ -115,7 +138,7 @@ export class SdkConnection implements UpstreamConnection {
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor ? { cursor } : {}, {
-        timeout: UPSTREAM_CONNECT_TIMEOUT_MS,
+        timeout: this.server.connectTimeoutMs,
       });
       for (const t of page.tools) {
         tools.push({
@@ -141,6 +164,8 @@ export class SdkConnection implements UpstreamConnection {
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    // A hung upstream must not hold up its removal: closing the transport ends the handshake.
+    await this.handshaking?.close().catch(() => {});
     await this.starting?.catch(() => {});
     await client?.close().catch(() => {});
     // A connect that was in flight when stop() began.
