@@ -59,7 +59,7 @@ function walk(
     def: { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType };
   };
   if (s.def.type === 'array' && Array.isArray(raw) && s.def.element) {
-    raw.forEach((item, i) => walk(item, s.def.element!, `${where}[${i}]`, {}, out));
+    for (const [i, item] of raw.entries()) walk(item, s.def.element, `${where}[${i}]`, {}, out);
     return;
   }
   if (s.def.type !== 'object' || !isPlainObject(raw) || !s.def.shape) return;

@@ -235,7 +235,7 @@ export class CallGate implements JobBridge {
 
   log(level: LogLevel, line: string): void {
     this.logs.push(line);
-    this.options.logger.debug({ level }, `guest console: ${line}`);
+    this.options.logger.debug({ console: level }, `guest console: ${line}`);
   }
 
   /** Cancels every call still in flight (MCP notifications/cancelled); idempotent. */
