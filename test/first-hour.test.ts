@@ -1,7 +1,7 @@
 /** A new user's first hour: config mistakes named, CLI errors in one line, the gateway found or not. */
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: config text with ${VAR} references
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -374,5 +374,3 @@ describe('logs', () => {
     noStack(out.stderr);
   });
 });
-
-void net;
