@@ -310,7 +310,7 @@ describe('the gateway applies config edits', () => {
   it('serve with no config at the default place says so, and picks the file up when created', async () => {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-home-'));
     const port = await freePort();
-    const env = { ...process.env, HOME: home, CODEMUX_CONFIG: '' };
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, CODEMUX_CONFIG: '' };
     delete env.CODEMUX_API_KEY;
     const child = spawn(process.execPath, [BIN, 'serve', '--listen', `127.0.0.1:${port}`], {
       stdio: ['ignore', 'pipe', 'pipe'],
