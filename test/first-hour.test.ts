@@ -368,6 +368,22 @@ describe('logs', () => {
     expect(JSON.parse(first)).toHaveProperty('level', 20);
   });
 
+  // One row each: the log level asked for, whether the stack is printed.
+  it.each([
+    ['info', false],
+    ['debug', true],
+  ])('an unexpected error at log level %s is one line (stack: %s)', async (level, stack) => {
+    // A data_dir under a regular file cannot be created: the token store fails in an unplanned way.
+    const file = writeConfig({ data_dir: 'mcp_config.json/data' });
+    const out = await runCli(['token', 'list', '--config', file], {
+      env: { ...process.env, CODEMUX_LOG_LEVEL: level },
+    });
+    expect(out.code).toBe(1);
+    expect(out.stderr).toMatch(/^codemux: unexpected error: ENOTDIR.*mcp_config\.json\/data/);
+    if (stack) expect(out.stderr).toMatch(/\n\s+at /);
+    else expect(out.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('an invalid --log-level exits 2 without a stack', async () => {
     const out = await runCli(['code', 'exec', '--code', '1', '--log-level', 'loud']);
     expect(out.code).toBe(2);

@@ -1,5 +1,6 @@
 /** @module The `codemux` command line. */
 import { Command, CommanderError } from 'commander';
+import { logLevelFrom } from '../config/index.ts';
 import { CliError } from './cli-error.ts';
 import { registerCodeExec } from './code-exec.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
@@ -23,10 +24,11 @@ registerStdio(program);
 registerServersList(program);
 registerToken(program);
 
-/** True when the user asked for debug logs: only then does an unexpected error show its stack. */
+/** True when the user asked for debug logs (flag or $CODEMUX_LOG_LEVEL): only then does an unexpected error show its stack. */
 function debugRequested(argv: readonly string[]): boolean {
   const at = argv.indexOf('--log-level');
-  const level = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--log-level='))?.slice(12);
+  const flag = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--log-level='))?.slice(12);
+  const level = logLevelFrom(flag, 'info');
   return level === 'debug' || level === 'trace';
 }
 
