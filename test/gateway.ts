@@ -37,8 +37,9 @@ export async function startGateway(configFile: string): Promise<RunningGateway> 
   const deadline = Date.now() + 20_000;
   for (;;) {
     try {
+      // The port answers before the sandbox is warm; the banner says the gateway is ready.
       const response = await fetch(`${url}/healthz`);
-      if (response.ok) break;
+      if (response.ok && out.includes(' listening on ')) break;
     } catch {}
     if (child.exitCode !== null || Date.now() > deadline)
       throw new Error(`codemux serve did not start:\n${out}`);

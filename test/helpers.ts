@@ -29,7 +29,10 @@ export function writeConfig(config: Record<string, unknown>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-test-'));
   const file = path.join(dir, 'mcp_config.json');
   const memoryFile = path.join(dir, 'memory.jsonl');
-  const servers = (config.mcpServers as Array<{ name: string }> | undefined)?.map((s) =>
+  const list = Array.isArray(config.mcpServers)
+    ? (config.mcpServers as Array<{ name: string }>)
+    : undefined;
+  const servers = list?.map((s) =>
     s.name === 'memory' ? { ...s, env: { MEMORY_FILE_PATH: memoryFile } } : s,
   );
   fs.writeFileSync(
@@ -48,9 +51,15 @@ export interface CliRun {
 }
 
 /** Runs the real `codemux` command and parses its stdout as JSON. */
-export function runCli(args: string[], options: { timeoutMs?: number } = {}): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: options.env ?? process.env,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -1,7 +1,12 @@
 /** @module `codemux code exec`: run a program once, print its envelope, exit 0/1/2. */
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { configPath, loadConfig, logLevelFrom } from '../config/index.ts';
+import {
+  loadConfigFrom,
+  logFormatFrom,
+  logLevelFrom,
+  type ResolvedConfig,
+} from '../config/index.ts';
 import { ConfigError } from '../errors/index.ts';
 import type { Envelope } from '../execution/index.ts';
 import { createRuntime } from '../execution/index.ts';
@@ -9,9 +14,11 @@ import { preloadSdk } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { CLIENT_GRACE_MS, daemonRequest, findDaemon } from './daemon-client.ts';
 import { EXIT_USAGE, exitCodeFor } from './exit-codes.ts';
+import { printConfigWarnings } from './load-config.ts';
+import { addConfigOption, addGatewayOptions, addLogOptions, type GatewayFlags } from './options.ts';
 import { printJson, printUsageError } from './output.ts';
 
-interface ExecFlags {
+interface ExecFlags extends GatewayFlags {
   code?: string;
   file?: string;
   script?: string;
@@ -22,6 +29,7 @@ interface ExecFlags {
   maxToolCalls?: string;
   allowedServers?: string;
   logLevel?: string;
+  logFormat?: string;
   config?: string;
 }
 
@@ -83,10 +91,11 @@ function toArguments(flags: ExecFlags): Record<string, unknown> {
 
 async function run(flags: ExecFlags): Promise<number> {
   let args: Record<string, unknown>;
-  let config: ReturnType<typeof loadConfig>;
+  let config: ResolvedConfig;
   try {
     args = toArguments(flags);
-    config = loadConfig(configPath(flags.config), { mustExist: flags.config !== undefined });
+    config = loadConfigFrom(flags.config, flags.listen);
+    printConfigWarnings(config);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {
       await printUsageError(
@@ -97,8 +106,8 @@ async function run(flags: ExecFlags): Promise<number> {
     }
     throw error;
   }
-  const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
-  const daemon = await findDaemon(config);
+  const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
+  const daemon = await findDaemon(config, flags);
   if (daemon) {
     logger.debug({ daemon: daemon.url }, 'running on the codemux daemon');
     const timeoutMs =
@@ -126,7 +135,7 @@ async function run(flags: ExecFlags): Promise<number> {
 }
 
 export function registerCodeExec(code: Command): void {
-  code
+  const exec = code
     .command('exec')
     .description('Execute JavaScript or TypeScript once against the configured upstream servers')
     .option('--code <source>', 'inline JavaScript/TypeScript code to execute')
@@ -143,13 +152,10 @@ export function registerCodeExec(code: Command): void {
       'execution timeout in milliseconds (1-600000; default from config, 120000)',
     )
     .option('--max-tool-calls <n>', 'maximum tool calls, 0 = unlimited (default from config, 0)')
-    .option('--allowed-servers <names>', 'comma-separated list of server names the code may call')
-    .option('--log-level <level>', 'trace, debug, info, warn or error (logs go to stderr)')
-    .option(
-      '--config <path>',
-      'MCP configuration file (default: $CODEMUX_CONFIG or ~/.codemux/mcp_config.json)',
-    )
-    .action(async (flags: ExecFlags) => {
-      process.exitCode = await run(flags);
-    });
+    .option('--allowed-servers <names>', 'comma-separated list of server names the code may call');
+  addLogOptions(exec);
+  addConfigOption(exec);
+  addGatewayOptions(exec).action(async (flags: ExecFlags) => {
+    process.exitCode = await run(flags);
+  });
 }

@@ -1,6 +1,8 @@
 /** @module Finds a running codemux daemon at the config's listen address and talks REST to it. */
 import type { ResolvedConfig } from '../config/index.ts';
 import { readAdminKey } from '../store/admin-key.ts';
+import { CliError } from './cli-error.ts';
+import type { GatewayFlags } from './options.ts';
 
 /** How long the CLI waits for /healthz (a refused connection fails at once; this bounds a listener that hangs). */
 const PROBE_TIMEOUT_MS = 2000;
@@ -19,20 +21,66 @@ export function daemonUrl(config: ResolvedConfig): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.listenPort}`;
 }
 
-/** The daemon when one answers and the admin key is known; undefined means run standalone. */
-export async function findDaemon(config: ResolvedConfig): Promise<Daemon | undefined> {
-  const url = daemonUrl(config);
+/** The gateway's base URL from --url / --listen, else from the config; `explicit` when a flag named it. */
+function targetUrl(
+  config: ResolvedConfig,
+  flags: GatewayFlags,
+): { url: string; explicit: boolean } {
+  if (flags.url !== undefined) {
+    let parsed: URL;
+    try {
+      parsed = new URL(flags.url);
+    } catch {
+      throw new CliError(`--url must be a URL like http://127.0.0.1:8080 (got "${flags.url}")`);
+    }
+    return { url: parsed.origin, explicit: true };
+  }
+  return { url: daemonUrl(config), explicit: flags.listen !== undefined };
+}
+
+/**
+ * The daemon when one answers and the admin key is known; undefined means run standalone.
+ * A gateway that refuses the key, or one named by --url/--listen that does not answer, is a
+ * CliError (exit 2): running standalone then would hide the mistake.
+ */
+export async function findDaemon(
+  config: ResolvedConfig,
+  flags: GatewayFlags = {},
+): Promise<Daemon | undefined> {
+  const { url, explicit } = targetUrl(config, flags);
+  const where = url.replace(/^https?:\/\//, '');
+  let answered = false;
   try {
     const response = await fetch(`${url}/healthz`, {
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
     });
     const body = (await response.json()) as { name?: string };
-    if (body.name !== 'codemux') return undefined;
-  } catch {
+    answered = body.name === 'codemux';
+  } catch {}
+  if (!answered) {
+    if (explicit) throw new CliError(`no codemux gateway answers at ${url} (--url / --listen)`);
     return undefined;
   }
   const key = readAdminKey(config);
-  return key ? { url, key: key.key } : undefined;
+  if (!key) {
+    if (explicit) {
+      throw new CliError(
+        `the gateway at ${where} needs an API key: set CODEMUX_API_KEY or "api_key" in the config`,
+      );
+    }
+    return undefined;
+  }
+  const response = await fetch(`${url}/api/v1/servers`, {
+    headers: { 'x-api-key': key.key },
+    signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+  }).catch(() => undefined);
+  if (response && (response.status === 401 || response.status === 403)) {
+    const source = config.apiKeySource ?? key.file ?? 'the config';
+    throw new CliError(
+      `the gateway at ${where} refused the API key from ${source}; is it another config's gateway?`,
+    );
+  }
+  return { url, key: key.key };
 }
 
 /** A REST call to the daemon; resolves with the status and the JSON body. */

@@ -1,7 +1,12 @@
-/** @module The commands' one way to read the config: a bad config is a line on stderr and exit 2. */
-import { configPath, loadConfig, type ResolvedConfig } from '../config/index.ts';
+/** @module The commands' one way to read the config: warnings on stderr, a bad config is a line on stderr and exit 2. */
+import { loadConfigFrom, type ResolvedConfig } from '../config/index.ts';
 import { ConfigError } from '../errors/index.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
+
+/** Prints the config's warnings (unknown or ignored keys), one stderr line each. */
+export function printConfigWarnings(config: ResolvedConfig): void {
+  for (const line of config.warnings) process.stderr.write(`codemux: warning: ${line}\n`);
+}
 
 /** The config named by `--config` (else the default places); undefined after reporting a bad one. */
 export function loadConfigOrExit(flags: {
@@ -9,10 +14,9 @@ export function loadConfigOrExit(flags: {
   listen?: string;
 }): ResolvedConfig | undefined {
   try {
-    return loadConfig(configPath(flags.config), {
-      mustExist: flags.config !== undefined,
-      listen: flags.listen,
-    });
+    const config = loadConfigFrom(flags.config, flags.listen);
+    printConfigWarnings(config);
+    return config;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`codemux: ${error.message}\n`);

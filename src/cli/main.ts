@@ -1,8 +1,10 @@
 /** @module The `codemux` command line. */
 import { Command, CommanderError } from 'commander';
+import { logLevelFrom } from '../config/index.ts';
+import { CliError } from './cli-error.ts';
 import { registerCodeExec } from './code-exec.ts';
 import { registerCodeTools } from './code-tools.ts';
-import { EXIT_USAGE } from './exit-codes.ts';
+import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
 import { registerScriptsList } from './scripts-list.ts';
 import { registerServe } from './serve.ts';
 import { registerServersList } from './servers-list.ts';
@@ -24,13 +26,29 @@ registerStdio(program);
 registerServersList(program);
 registerToken(program);
 
+/** True when the user asked for debug logs (flag or $CODEMUX_LOG_LEVEL): only then does an unexpected error show its stack. */
+function debugRequested(argv: readonly string[]): boolean {
+  const at = argv.indexOf('--log-level');
+  const flag = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--log-level='))?.slice(12);
+  const level = logLevelFrom(flag, 'info');
+  return level === 'debug' || level === 'trace';
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
     process.exitCode = error.exitCode === 0 ? 0 : EXIT_USAGE;
+  } else if (error instanceof CliError) {
+    process.stderr.write(`codemux: ${error.message}\n`);
+    process.exitCode = error.exitCode;
   } else {
-    process.stderr.write(`codemux: ${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
+    // One line, never a stack, unless --log-level debug asks for it.
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`codemux: unexpected error: ${message.split('\n')[0]}\n`);
+    if (debugRequested(process.argv) && error instanceof Error && error.stack) {
+      process.stderr.write(`${error.stack}\n`);
+    }
+    process.exitCode = EXIT_FAILED;
   }
 }

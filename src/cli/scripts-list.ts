@@ -3,11 +3,17 @@ import type { Command } from 'commander';
 import { stringify as toYaml } from 'yaml';
 import { listScripts, type ScriptListing, scriptsDir } from '../scripts/index.ts';
 import { daemonRequest, findDaemon } from './daemon-client.ts';
-import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
+import { EXIT_FAILED } from './exit-codes.ts';
 import { loadConfigOrExit } from './load-config.ts';
+import {
+  addConfigOption,
+  addGatewayOptions,
+  addOutputOption,
+  type GatewayFlags,
+} from './options.ts';
 import { printJson } from './output.ts';
 
-interface ListFlags {
+interface ListFlags extends GatewayFlags {
   config?: string;
   output?: string;
 }
@@ -23,15 +29,10 @@ function renderText(listing: ScriptListing): string {
 }
 
 async function run(flags: ListFlags): Promise<void> {
-  if (flags.output !== undefined && !['json', 'yaml', 'text'].includes(flags.output)) {
-    process.stderr.write(`codemux: -o must be json, yaml or text (got "${flags.output}")\n`);
-    process.exitCode = EXIT_USAGE;
-    return;
-  }
   const config = loadConfigOrExit(flags);
   if (!config) return;
   // The process that resolves scripts describes them, so the listing never disagrees with what runs.
-  const daemon = await findDaemon(config);
+  const daemon = await findDaemon(config, flags);
   let listing: ScriptListing;
   if (daemon) {
     const { status, body } = await daemonRequest(daemon, 'GET', '/api/v1/code/scripts', {
@@ -54,14 +55,14 @@ async function run(flags: ListFlags): Promise<void> {
 }
 
 export function registerScriptsList(code: Command): void {
-  code
+  const list = code
     .command('scripts')
     .description(
       'Stored scripts (files in scripts/ next to the config; there is no command that writes one)',
     )
     .command('list')
-    .description('List the stored scripts code_execution can run')
-    .option('--config <path>', 'MCP configuration file (its directory holds scripts/)')
-    .option('-o, --output <format>', 'text (default), json or yaml')
-    .action(run);
+    .description('List the stored scripts code_execution can run');
+  addConfigOption(list, 'MCP configuration file (its directory holds scripts/)');
+  addGatewayOptions(list);
+  addOutputOption(list, ['text', 'json', 'yaml']).action(run);
 }

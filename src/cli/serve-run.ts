@@ -1,5 +1,5 @@
 /** @module Runs `codemux serve`: the gateway (MCP over HTTP, REST), with live upstreams and a watched config. */
-import { logLevelFrom, watchConfig } from '../config/index.ts';
+import { logFormatFrom, logLevelFrom, watchConfig } from '../config/index.ts';
 import { createRuntime } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
 import { ensureAdminKey, openCodeToolStore, openTokenStore } from '../store/index.ts';
@@ -11,6 +11,7 @@ export interface ServeFlags {
   config?: string;
   listen?: string;
   logLevel?: string;
+  logFormat?: string;
 }
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
@@ -24,11 +25,22 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
   const file = config.path!;
-  const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
+  const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const key = ensureAdminKey(config);
   const tokens = openTokenStore(config.dataDir);
   const codeToolStore = openCodeToolStore(config.dataDir);
   const runtime = createRuntime(config, logger, { live: true, warmWorkers: 2, codeToolStore });
+  // Watch from the moment the config is loaded: an edit during the warm-up is not lost.
+  const stopWatching = watchConfig(
+    file,
+    config,
+    async (next) => {
+      if (next.listen !== config.listen) logger.warn('a changed "listen" applies after a restart');
+      await runtime.applyConfig(next);
+    },
+    logger,
+    { listen: flags.listen },
+  );
   const gateway = new HttpGateway({
     runtime,
     tokens,
@@ -38,7 +50,6 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     logger,
   });
   // Handlers first: a signal during start-up must still end the upstreams it spawned.
-  let stopWatching = () => {};
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -62,8 +73,15 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   try {
     await gateway.start();
   } catch (error) {
+    stopWatching();
+    const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    const change = flags.listen
+      ? 'choose another with --listen HOST:PORT'
+      : `change it with --listen HOST:PORT or the "listen" field of ${file}`;
     process.stderr.write(
-      `codemux: cannot listen on ${config.listen}: ${(error as Error).message}\n`,
+      inUse
+        ? `codemux: cannot listen on ${config.listen}: the address is already in use (another codemux?); ${change}\n`
+        : `codemux: cannot listen on ${config.listen}: ${(error as Error).message}; ${change}\n`,
     );
     await runtime.stop();
     tokens.close();
@@ -83,23 +101,22 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   say(
     `  API key                ${key.source === 'file' ? key.file : 'from the config (api_key or CODEMUX_API_KEY)'}`,
   );
-  say(`  config                 ${config.path}`);
-  say(`  upstream servers (${config.servers.length}):`);
-  for (const s of runtime.registry.status())
-    say(`    ${s.name.padEnd(20)} ${s.protocol.padEnd(6)} ${s.state}`);
+  say(
+    config.missing
+      ? `  config                 ${file} (not found: no servers yet; create it and it is picked up)`
+      : `  config                 ${file}`,
+  );
+  const servers = runtime.registry.status();
+  say(`  upstream servers (${servers.length}):`);
+  for (const s of servers) say(`    ${s.name.padEnd(20)} ${s.protocol.padEnd(6)} ${s.state}`);
+  // One line per change of state: a server that keeps failing (reconnect backoff) is not repeated.
+  const shown = new Map<string, string>();
   runtime.registry.on('state', (name: string, state: string) => {
     if (state !== 'ready' && state !== 'failed') return;
     const status = runtime.registry.status().find((s) => s.name === name);
-    say(
-      `    ${name.padEnd(20)} ${state}${state === 'ready' ? ` (${status?.tools ?? 0} tools)` : `: ${status?.last_error ?? ''}`}`,
-    );
+    const line = `    ${name.padEnd(20)} ${state}${state === 'ready' ? ` (${status?.tools ?? 0} tools)` : `: ${status?.last_error ?? ''}`}`;
+    if (shown.get(name) === state) return;
+    shown.set(name, state);
+    say(line);
   });
-  stopWatching = watchConfig(
-    file,
-    async (next) => {
-      if (next.listen !== config.listen) logger.warn('a changed "listen" applies after a restart');
-      await runtime.applyConfig(next);
-    },
-    logger,
-  );
 }

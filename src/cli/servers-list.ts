@@ -3,10 +3,16 @@ import type { Command } from 'commander';
 import type { ServerStatus } from '../upstream/index.ts';
 import { daemonRequest, findDaemon } from './daemon-client.ts';
 import { loadConfigOrExit } from './load-config.ts';
+import {
+  addConfigOption,
+  addGatewayOptions,
+  addOutputOption,
+  type GatewayFlags,
+} from './options.ts';
 import { printJson } from './output.ts';
 import { renderTable } from './table.ts';
 
-interface ListFlags {
+interface ListFlags extends GatewayFlags {
   config?: string;
   output?: string;
 }
@@ -14,7 +20,7 @@ interface ListFlags {
 async function run(flags: ListFlags): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
-  const daemon = await findDaemon(config);
+  const daemon = await findDaemon(config, flags);
   let servers: ServerStatus[];
   let source: string;
   if (daemon) {
@@ -50,12 +56,12 @@ async function run(flags: ListFlags): Promise<void> {
 }
 
 export function registerServersList(program: Command): void {
-  program
+  const list = program
     .command('servers')
     .description('Upstream servers')
     .command('list')
-    .description('List the upstream servers and their state')
-    .option('--config <path>', 'MCP configuration file')
-    .option('-o, --output <format>', 'table (default) or json')
-    .action(run);
+    .description('List the upstream servers and their state');
+  addConfigOption(list);
+  addGatewayOptions(list);
+  addOutputOption(list, ['table', 'json']).action(run);
 }

@@ -1,6 +1,6 @@
 /** @module Runs `codemux stdio`: the MCP server over stdin/stdout, logs on stderr only. */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { logLevelFrom } from '../config/index.ts';
+import { logFormatFrom, logLevelFrom } from '../config/index.ts';
 import { ADMIN, createRuntime } from '../execution/index.ts';
 import { createCodeModeServer, createMcpServer } from '../mcp/index.ts';
 import { createLogger } from '../util/logger.ts';
@@ -9,13 +9,14 @@ import { loadConfigOrExit } from './load-config.ts';
 export interface StdioFlags {
   config?: string;
   logLevel?: string;
+  logFormat?: string;
   /** Serve the code mode dialect: `execute` as the only tool. */
   codemode?: boolean;
 }
 
 /** Serves MCP on stdio until stdin closes or a signal arrives. */
 export async function runStdio(flags: StdioFlags): Promise<void> {
-  const logger = createLogger(logLevelFrom(flags.logLevel, 'info'));
+  const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const config = loadConfigOrExit(flags);
   if (!config) return;
   // SQLite loads only where code tools are served.

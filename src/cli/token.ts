@@ -3,8 +3,10 @@ import type { Command } from 'commander';
 import type { ResolvedConfig } from '../config/index.ts';
 import { CodemuxError } from '../errors/index.ts';
 import type { TokenStore } from '../store/index.ts';
+import { didYouMean } from '../util/did-you-mean.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
 import { loadConfigOrExit } from './load-config.ts';
+import { addOutputOption } from './options.ts';
 import { printJson } from './output.ts';
 import { renderTable } from './table.ts';
 
@@ -43,15 +45,15 @@ export function registerToken(program: Command): void {
     'MCP configuration file (its data_dir holds the tokens)',
   ] as const;
 
-  token
+  const create = token
     .command('create')
     .description('Create a token; it is printed once and stored only as a hash')
     .requiredOption('--name <name>', 'a name for the token (1-64 of A-Za-z0-9_.-)')
     .option('--servers <names>', 'comma-separated servers the token may call')
     .option('--code-tools <names>', 'comma-separated code tools the token may see and call')
-    .option(...configOption)
-    .option('-o, --output <format>', 'text (default) or json')
-    .action((flags: TokenFlags & { name: string; servers?: string; codeTools?: string }) =>
+    .option(...configOption);
+  addOutputOption(create, ['text', 'json']).action(
+    (flags: TokenFlags & { name: string; servers?: string; codeTools?: string }) =>
       withStore(flags, async (store, config) => {
         const list = (text: string | undefined) =>
           (text ?? '')
@@ -65,7 +67,7 @@ export function registerToken(program: Command): void {
         if (unknown.length > 0) {
           throw new CodemuxError(
             'UNKNOWN_SERVER',
-            `unknown server${unknown.length > 1 ? 's' : ''} ${unknown.map((s) => `'${s}'`).join(', ')}; the config has: ${[...known].join(', ') || 'none'}`,
+            `unknown server${unknown.length > 1 ? 's' : ''} ${unknown.map((s) => `'${s}'`).join(', ')}${didYouMean(unknown[0]!, known)}; the config has: ${[...known].join(', ') || 'none'}`,
           );
         }
         const created = store.create(flags.name, servers, codeTools);
@@ -78,34 +80,33 @@ export function registerToken(program: Command): void {
           `agent token "${flags.name}" for ${[...servers, ...codeTools.map((t) => `code tool ${t}`)].join(', ')}; it is shown only now. Send it as X-API-Key or Authorization: Bearer.\n`,
         );
       }),
-    );
+  );
 
-  token
+  const list = token
     .command('list')
     .description('List agent tokens (names and servers; never the secrets)')
-    .option(...configOption)
-    .option('-o, --output <format>', 'table (default) or json')
-    .action((flags: TokenFlags) =>
-      withStore(flags, async (store) => {
-        const tokens = store.list();
-        if (flags.output === 'json') {
-          await printJson({ tokens });
-          return;
-        }
-        process.stdout.write(
-          renderTable(
-            ['NAME', 'SERVERS', 'CODE TOOLS', 'CREATED', 'LAST USED'],
-            tokens.map((t) => [
-              t.name,
-              t.servers.join(','),
-              t.code_tools.join(','),
-              t.created_at,
-              t.last_used_at ?? 'never',
-            ]),
-          ),
-        );
-      }),
-    );
+    .option(...configOption);
+  addOutputOption(list, ['table', 'json']).action((flags: TokenFlags) =>
+    withStore(flags, async (store) => {
+      const tokens = store.list();
+      if (flags.output === 'json') {
+        await printJson({ tokens });
+        return;
+      }
+      process.stdout.write(
+        renderTable(
+          ['NAME', 'SERVERS', 'CODE TOOLS', 'CREATED', 'LAST USED'],
+          tokens.map((t) => [
+            t.name,
+            t.servers.join(','),
+            t.code_tools.join(','),
+            t.created_at,
+            t.last_used_at ?? 'never',
+          ]),
+        ),
+      );
+    }),
+  );
 
   token
     .command('revoke <name>')

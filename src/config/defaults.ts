@@ -51,8 +51,10 @@ export const MAX_SOURCE_BYTES = 262_144;
 export const MAX_LOG_LINES = 128;
 export const MAX_LOG_LINE_BYTES = 4096;
 
-/** How long a connect (spawn + initialize + tools/list) may take before the server counts as failed. */
+/** How long a connect (spawn + initialize + tools/list) may take before the server counts as failed (`connect_timeout_ms`). */
 export const UPSTREAM_CONNECT_TIMEOUT_MS = 30_000;
+export const MIN_CONNECT_TIMEOUT_MS = 100;
+export const MAX_CONNECT_TIMEOUT_MS = 600_000;
 
 /** Ending a stdio server: after closing its stdin, wait this long before SIGTERM; then as long again before SIGKILL. */
 export const UPSTREAM_STOP_STDIN_GRACE_MS = 2_000;

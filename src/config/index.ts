@@ -1,5 +1,12 @@
 /** @module Config: defaults, loading and resolution. */
-export { configPath, loadConfig, logLevelFrom } from './load.ts';
+export {
+  configLocation,
+  configPath,
+  loadConfig,
+  loadConfigFrom,
+  logFormatFrom,
+  logLevelFrom,
+} from './load.ts';
 export { isLoopback, resolveConfig } from './resolve.ts';
 export type {
   CodeExecutionConfig,

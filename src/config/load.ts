@@ -9,15 +9,29 @@ import type { ResolvedConfig } from './types.ts';
 
 /** `--config`, else `$CODEMUX_CONFIG`, else `~/.codemux/mcp_config.json`. */
 export function configPath(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
-  const chosen =
-    flag ?? env.CODEMUX_CONFIG ?? path.join(os.homedir(), DEFAULT_CONFIG_RELATIVE_PATH);
-  return path.resolve(chosen);
+  return configLocation(flag, env).file;
+}
+
+/** The config file and what named it; only the default place may be missing. */
+export function configLocation(
+  flag?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): { file: string; from: '--config' | 'CODEMUX_CONFIG' | 'default' } {
+  if (flag !== undefined) return { file: path.resolve(flag), from: '--config' };
+  if (env.CODEMUX_CONFIG) return { file: path.resolve(env.CODEMUX_CONFIG), from: 'CODEMUX_CONFIG' };
+  return { file: path.join(os.homedir(), DEFAULT_CONFIG_RELATIVE_PATH), from: 'default' };
+}
+
+/** Loads the config `--config` / $CODEMUX_CONFIG / the default place names (see configLocation). */
+export function loadConfigFrom(flag: string | undefined, listen?: string): ResolvedConfig {
+  const { file, from } = configLocation(flag);
+  return loadConfig(file, { mustExist: from !== 'default', listen, from });
 }
 
 /** Reads, parses and resolves the config file at `file`. A missing default file is an empty config. */
 export function loadConfig(
   file: string,
-  options: { mustExist: boolean; listen?: string },
+  options: { mustExist: boolean; listen?: string; from?: string },
 ): ResolvedConfig {
   const baseDir = path.dirname(file);
   let text: string;
@@ -27,11 +41,12 @@ export function loadConfig(
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !options.mustExist) {
       const empty = options.listen ? { listen: options.listen } : {};
-      return withEnvironment(resolveConfig(empty, { path: file, baseDir }));
+      return { ...withEnvironment(resolveConfig(empty, { path: file, baseDir })), missing: true };
     }
+    const namedBy = options.from ? ` (named by ${options.from})` : '';
     throw new ConfigError(
       code === 'ENOENT'
-        ? `config file not found: ${file} (pass --config PATH or set CODEMUX_CONFIG)`
+        ? `config file not found: ${file}${namedBy}; create it, for example with: echo '{"mcpServers": {}}' > ${file} (docs/configuration.md lists every field)`
         : `cannot read config file ${file}: ${(error as Error).message}`,
     );
   }
@@ -53,11 +68,22 @@ function withEnvironment(
   config: ResolvedConfig,
   env: NodeJS.ProcessEnv = process.env,
 ): ResolvedConfig {
-  if (!config.apiKey && env.CODEMUX_API_KEY) return { ...config, apiKey: env.CODEMUX_API_KEY };
+  if (config.apiKey)
+    return { ...config, apiKeySource: `"api_key" in ${config.path ?? 'the config'}` };
+  if (env.CODEMUX_API_KEY) {
+    return { ...config, apiKey: env.CODEMUX_API_KEY, apiKeySource: 'CODEMUX_API_KEY' };
+  }
   return config;
 }
 
 /** Log level from `--log-level`, else `$CODEMUX_LOG_LEVEL`, else the given default. */
 export function logLevelFrom(flag: string | undefined, fallback: string): string {
   return flag ?? process.env.CODEMUX_LOG_LEVEL ?? fallback;
+}
+
+/** Log format from `--log-format`, else `$CODEMUX_LOG_FORMAT`, else text on a terminal and JSON otherwise. */
+export function logFormatFrom(flag: string | undefined): 'json' | 'text' {
+  const chosen = flag ?? process.env.CODEMUX_LOG_FORMAT;
+  if (chosen === 'json' || chosen === 'text') return chosen;
+  return process.stderr.isTTY ? 'text' : 'json';
 }

@@ -19,9 +19,21 @@ import {
   DEFAULT_SEARCH_MAX_RESULTS,
   DEFAULT_SHUTDOWN_GRACE_MS,
   DEFAULT_STARTUP_WAIT_MS,
+  UPSTREAM_CONNECT_TIMEOUT_MS,
 } from './defaults.ts';
+import { expandServerEnv } from './expand-env.ts';
 import { type UserServerConfig, userConfigSchema, userServerSchema } from './schema.ts';
 import type { ResolvedConfig, ServerConfig, UpstreamProtocol } from './types.ts';
+import { unknownServerKeys, unknownTopLevelKeys } from './unknown-keys.ts';
+
+/** What resolving a server needs besides its entry. */
+interface ServerContext {
+  baseDir: string;
+  source: string;
+  env: NodeJS.ProcessEnv;
+  connectTimeoutMs: number;
+  warnings: string[];
+}
 
 /** Formats a zod path the way a user reads it: `mcpServers[2].name`. */
 function fieldPath(prefix: string, issuePath: readonly PropertyKey[]): string {
@@ -50,10 +62,22 @@ function inferProtocol(server: UserServerConfig, field: string, source: string):
   );
 }
 
-function resolveServer(raw: unknown, field: string, baseDir: string, source: string): ServerConfig {
-  const parsed = userServerSchema.safeParse(raw);
+function resolveServer(
+  raw: Record<string, unknown>,
+  field: string,
+  context: ServerContext,
+): ServerConfig {
+  const { baseDir, source } = context;
+  context.warnings.push(...unknownServerKeys(raw, userServerSchema, field));
+  const parsed = userServerSchema.safeParse(expandServerEnv(raw, field, context.env, source));
   if (!parsed.success) fail(field, parsed.error, source);
   const server = parsed.data;
+  if (server.command !== undefined && server.url !== undefined) {
+    throw new ConfigError(
+      `${source}: server "${server.name}" (${field}) has both "command" and "url"; keep "command" for a stdio server or "url" for an http/sse server`,
+      field,
+    );
+  }
   const protocol = inferProtocol(server, field, source);
   if (protocol === 'stdio' && !server.command) {
     throw new ConfigError(
@@ -81,10 +105,12 @@ function resolveServer(raw: unknown, field: string, baseDir: string, source: str
     maxConcurrentRequests: server.max_concurrent_requests,
     queueSize: server.queue_size ?? 0,
     callTimeoutMs: server.call_timeout_ms,
+    connectTimeoutMs: server.connect_timeout_ms ?? context.connectTimeoutMs,
   };
 }
 
-function resolveServers(raw: unknown, baseDir: string, source: string): ServerConfig[] {
+function resolveServers(raw: unknown, context: ServerContext): ServerConfig[] {
+  const { source } = context;
   if (raw === undefined) return [];
   const entries: Array<{ raw: unknown; field: string }> = Array.isArray(raw)
     ? raw.map((entry, i) => ({ raw: entry, field: `mcpServers[${i}]` }))
@@ -104,7 +130,7 @@ function resolveServers(raw: unknown, baseDir: string, source: string): ServerCo
     if ((entry as { name?: unknown }).name === undefined) {
       throw new ConfigError(`${source}: field "${field}.name" is required`, `${field}.name`);
     }
-    const server = resolveServer(entry, field, baseDir, source);
+    const server = resolveServer(entry as Record<string, unknown>, field, context);
     if (seen.has(server.name)) {
       throw new ConfigError(
         `${source}: field "${field}.name": the server name "${server.name}" is used twice`,
@@ -139,7 +165,7 @@ export function isLoopback(host: string): boolean {
 /** Validates a parsed config document and applies every default. */
 export function resolveConfig(
   raw: unknown,
-  options: { path?: string; baseDir: string; source?: string },
+  options: { path?: string; baseDir: string; source?: string; env?: NodeJS.ProcessEnv },
 ): ResolvedConfig {
   const source = options.source ?? options.path ?? 'config';
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -148,6 +174,14 @@ export function resolveConfig(
   const parsed = userConfigSchema.safeParse(raw);
   if (!parsed.success) fail('', parsed.error, source);
   const user = parsed.data;
+  const warnings = unknownTopLevelKeys(raw, userConfigSchema);
+  const servers = resolveServers(user.mcpServers, {
+    baseDir: options.baseDir,
+    source,
+    env: options.env ?? process.env,
+    connectTimeoutMs: user.connect_timeout_ms ?? UPSTREAM_CONNECT_TIMEOUT_MS,
+    warnings,
+  });
   const listen = parseListen(user.listen ?? DEFAULT_LISTEN, source);
   return {
     path: options.path,
@@ -190,6 +224,7 @@ export function resolveConfig(
       user.tool_description_budget_tokens ?? DEFAULT_DESCRIPTION_BUDGET_TOKENS,
     shutdownGraceMs: user.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
     startupWaitMs: user.startup_wait_ms ?? DEFAULT_STARTUP_WAIT_MS,
-    servers: resolveServers(user.mcpServers, options.baseDir, source),
+    servers,
+    warnings: warnings.map((line) => `${source}: ${line}`),
   };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   MAX_CODE_MODE_MEMORY_BYTES,
   MAX_CONCURRENT_REQUESTS_LIMIT,
+  MAX_CONNECT_TIMEOUT_MS,
   MAX_DESCRIPTION_BUDGET_TOKENS,
   MAX_MAX_HOST_CALLS,
   MAX_MAX_OUTPUT_BYTES,
@@ -15,6 +16,7 @@ import {
   MAX_SHUTDOWN_GRACE_MS,
   MAX_STARTUP_WAIT_MS,
   MAX_TIMEOUT_MS,
+  MIN_CONNECT_TIMEOUT_MS,
   MIN_MAX_HOST_CALLS,
   MIN_MAX_OUTPUT_BYTES,
   MIN_MAX_PARALLEL,
@@ -70,6 +72,7 @@ export const userServerSchema = z.object({
   max_concurrent_requests: intIn(1, MAX_CONCURRENT_REQUESTS_LIMIT).optional(),
   queue_size: intIn(0, MAX_QUEUE_SIZE).optional(),
   call_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
+  connect_timeout_ms: intIn(MIN_CONNECT_TIMEOUT_MS, MAX_CONNECT_TIMEOUT_MS).optional(),
 });
 
 export type UserServerConfig = z.infer<typeof userServerSchema>;
@@ -98,6 +101,7 @@ export const userConfigSchema = z.object({
   code_execution_max_host_calls: intIn(MIN_MAX_HOST_CALLS, MAX_MAX_HOST_CALLS).optional(),
   code_tools_max_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   code_tools_max_memory_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
+  connect_timeout_ms: intIn(MIN_CONNECT_TIMEOUT_MS, MAX_CONNECT_TIMEOUT_MS).optional(),
   toolkits: z
     .array(
       z.object({

@@ -21,6 +21,8 @@ export interface ServerConfig {
   queueSize: number;
   /** Per-call upstream timeout; absent = bounded only by the execution's deadline. */
   callTimeoutMs?: number;
+  /** How long the handshake (connect + initialize + tools/list) may take. */
+  connectTimeoutMs: number;
 }
 
 /** The code_execution settings, all hot-reloadable except poolSize. */
@@ -73,6 +75,8 @@ export interface ResolvedConfig {
   /** The largest HTTP request body on any route (413 beyond it). */
   maxRequestBytes: number;
   apiKey?: string;
+  /** Where apiKey came from, for messages: `"api_key" in FILE` or `CODEMUX_API_KEY`. */
+  apiKeySource?: string;
   codeExecution: CodeExecutionConfig;
   codeTools: CodeToolsConfig;
   codeMode: CodeModeConfig;
@@ -84,4 +88,8 @@ export interface ResolvedConfig {
   /** How long `codemux stdio`'s first tools/list waits for servers still connecting. */
   startupWaitMs: number;
   servers: ServerConfig[];
+  /** Unknown or ignored keys, one line each, for the commands to print on stderr. */
+  warnings: string[];
+  /** True when the file (at the default place) does not exist yet: an empty config. */
+  missing?: boolean;
 }

@@ -1,23 +1,31 @@
 /**
  * @module Watches the config file: a valid edit is handed on, an invalid one is logged and
  * ignored (the last good config stays). The directory is watched, so editors that save by
- * rename are seen too.
+ * rename are seen too, and a file created later at the default place is picked up.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from '../util/logger.ts';
 import { loadConfig } from './load.ts';
 import type { ResolvedConfig } from './types.ts';
 
 const DEBOUNCE_MS = 100;
 
-/** Starts watching `file`; returns a function that stops. */
+/**
+ * Starts watching `file`, whose contents were loaded as `loaded`; returns a function that
+ * stops. An edit made between that load and this call is applied at once.
+ */
 export function watchConfig(
   file: string,
+  loaded: ResolvedConfig,
   onChange: (config: ResolvedConfig) => Promise<void> | void,
   logger: Logger,
+  options: { listen?: string } = {},
 ): () => void {
-  let lastText = readText(file);
+  let current = loaded;
+  let lastText: string | undefined;
+  let reported = new Set(loaded.warnings);
   let timer: NodeJS.Timeout | undefined;
   const check = () => {
     timer = undefined;
@@ -26,7 +34,7 @@ export function watchConfig(
     lastText = text;
     let config: ResolvedConfig;
     try {
-      config = loadConfig(file, { mustExist: true });
+      config = loadConfig(file, { mustExist: true, listen: options.listen });
     } catch (error) {
       logger.error(
         { config: file },
@@ -34,20 +42,34 @@ export function watchConfig(
       );
       return;
     }
+    // Each unknown or ignored key is named once, not on every reload.
+    for (const line of config.warnings) if (!reported.has(line)) logger.warn(line);
+    reported = new Set(config.warnings);
+    if (isDeepStrictEqual({ ...config, warnings: [] }, { ...current, warnings: [] })) return;
+    current = config;
     logger.info({ config: file }, 'config reloaded');
     Promise.resolve(onChange(config)).catch((error: unknown) =>
       logger.error({ err: (error as Error).message }, 'applying the reloaded config failed'),
     );
   };
-  const watcher = fs.watch(path.dirname(file), (_event, name) => {
-    if (name && name !== path.basename(file)) return;
-    clearTimeout(timer);
-    timer = setTimeout(check, DEBOUNCE_MS);
-  });
-  watcher.on('error', (error) => logger.warn({ err: error.message }, 'config watcher failed'));
+  let watcher: fs.FSWatcher | undefined;
+  try {
+    watcher = fs.watch(path.dirname(file), (_event, name) => {
+      if (name && name !== path.basename(file)) return;
+      clearTimeout(timer);
+      timer = setTimeout(check, DEBOUNCE_MS);
+    });
+    watcher.on('error', (error) => logger.warn({ err: error.message }, 'config watcher failed'));
+  } catch (error) {
+    logger.warn(
+      { config: file, err: (error as Error).message },
+      'cannot watch the config directory; edits apply after a restart',
+    );
+  }
+  check();
   return () => {
     clearTimeout(timer);
-    watcher.close();
+    watcher?.close();
   };
 }
 

@@ -322,7 +322,7 @@ export class CallGate implements JobBridge {
 
   log(level: LogLevel, line: string): void {
     this.logs.push(line);
-    this.options.logger.debug({ level }, `guest console: ${line}`);
+    this.options.logger.debug({ console: level }, `guest console: ${line}`);
   }
 
   /**

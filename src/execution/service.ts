@@ -214,6 +214,9 @@ export class ExecutionService {
   private async runSandbox(run: SandboxRun): Promise<ExecutionResult> {
     const { started, config } = run;
     const settings = config.codeExecution;
+    // Standalone, servers start on first call; a program that reads the catalog needs them all
+    // (the wait is not counted in its timeout).
+    if (/\bcatalog\b/.test(run.code)) await this.deps.registry.startForCatalog(run.allowedServers);
     const deadlineMs = Date.now() + run.timeoutMs;
     const gate = new CallGate({
       registry: this.deps.registry,

@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import { isDeepStrictEqual } from 'node:util';
 import { UPSTREAM_RETRY_AFTER_MS } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
+import { didYouMean } from '../util/did-you-mean.ts';
 import type { Logger } from '../util/logger.ts';
 import { refusalOf } from './guarded-transport.ts';
 import { ConcurrencyLimiter } from './limiter.ts';
@@ -61,6 +62,8 @@ export class UpstreamRegistry extends EventEmitter {
   private running = false;
   /** Once stopped, start() does nothing (a signal may arrive while the gateway starts). */
   private stopped = false;
+  /** Connections of removed servers that are still closing; stop() waits for them too. */
+  private readonly retiring = new Set<Promise<void>>();
   private toolsVersion = 0;
 
   constructor(
@@ -189,7 +192,7 @@ export class UpstreamRegistry extends EventEmitter {
   /** Connects `name` unless it is connected; a recent failure is answered from memory. */
   async ensureStarted(name: string): Promise<{ ok: true } | { ok: false; message: string }> {
     const entry = this.entries.get(name);
-    if (!entry) return { ok: false, message: `server not found: ${name}` };
+    if (!entry) return { ok: false, message: this.serverNotFound(name) };
     if (entry.connection.connected) return { ok: true };
     if (entry.failure && Date.now() - entry.failure.at < UPSTREAM_RETRY_AFTER_MS) {
       return { ok: false, message: entry.failure.message };
@@ -207,6 +210,7 @@ export class UpstreamRegistry extends EventEmitter {
       return { ok: true };
     } catch (error) {
       const message = `server '${name}' failed to start: ${(error as Error).message}`;
+      if (entry.removed) return { ok: false, message };
       entry.failure = { at: Date.now(), message };
       this.setState(entry, 'failed', message);
       this.logger.warn({ server: name }, message);
@@ -214,8 +218,28 @@ export class UpstreamRegistry extends EventEmitter {
     }
   }
 
-  /** Applies a new server list: removed servers stop, added ones start, changed ones restart. */
-  async update(servers: readonly ServerConfig[]): Promise<void> {
+  /**
+   * Outside live mode (standalone `code exec`), connects every usable server (those in
+   * `reachable` when given) so the catalog lists what a gateway would list; failures
+   * simply leave a server out, as on the gateway.
+   */
+  async startForCatalog(reachable?: ReadonlySet<string>): Promise<void> {
+    if (this.live) return;
+    const usable = [...this.entries.values()].filter(
+      (e) =>
+        e.config.enabled &&
+        !e.config.quarantined &&
+        (reachable === undefined || reachable.has(e.config.name)),
+    );
+    await Promise.all(usable.map((e) => this.ensureStarted(e.config.name)));
+  }
+
+  /**
+   * Applies a new server list at once: removed servers stop, added ones start, changed ones
+   * restart. The returned promise settles when the old connections have closed; nothing waits
+   * for it before the new list is in place, so a hung upstream never delays the rest.
+   */
+  update(servers: readonly ServerConfig[]): Promise<void> {
     const next = new Map(servers.map((s) => [s.name, s]));
     const stopping: Promise<void>[] = [];
     for (const [name, entry] of this.entries) {
@@ -224,7 +248,6 @@ export class UpstreamRegistry extends EventEmitter {
       stopping.push(this.retire(entry));
       this.entries.delete(name);
     }
-    await Promise.all(stopping);
     for (const config of servers) {
       if (this.entries.has(config.name)) continue;
       const entry = this.add(config);
@@ -236,12 +259,20 @@ export class UpstreamRegistry extends EventEmitter {
     this.entries.clear();
     for (const entry of ordered) this.entries.set(entry.config.name, entry);
     this.emit('tools', '*');
+    return Promise.all(stopping).then(() => {});
   }
 
-  private async retire(entry: Entry): Promise<void> {
+  private retire(entry: Entry): Promise<void> {
     entry.removed = true;
     clearTimeout(entry.reconnect);
-    await entry.connection.stop();
+    const stopped = entry.connection.stop().finally(() => this.retiring.delete(stopped));
+    this.retiring.add(stopped);
+    return stopped;
+  }
+
+  /** "server not found: X" (DESIGN.md's words) and the nearest configured names. */
+  private serverNotFound(name: string): string {
+    return `server not found: ${name}${didYouMean(name, this.entries.keys())}`;
   }
 
   /** Calls `server`.`tool`; never throws. */
@@ -252,8 +283,7 @@ export class UpstreamRegistry extends EventEmitter {
     options: CallOptions,
   ): Promise<CallOutcome> {
     const entry = this.entries.get(server);
-    if (!entry)
-      return { ok: false, code: 'UPSTREAM_ERROR', message: `server not found: ${server}` };
+    if (!entry) return { ok: false, code: 'UPSTREAM_ERROR', message: this.serverNotFound(server) };
     if (!entry.config.enabled) {
       return {
         ok: false,
@@ -263,8 +293,17 @@ export class UpstreamRegistry extends EventEmitter {
     }
     const started = await this.ensureStarted(server);
     if (!started.ok) return { ok: false, code: 'SERVER_UNAVAILABLE', message: started.message };
-    if (!entry.connection.tools().some((t) => t.name === tool)) {
-      return { ok: false, code: 'UPSTREAM_ERROR', message: `tool not found: ${server}.${tool}` };
+    const tools = entry.connection.tools();
+    if (!tools.some((t) => t.name === tool)) {
+      const hint = didYouMean(
+        tool,
+        tools.map((t) => t.name),
+      );
+      return {
+        ok: false,
+        code: 'UPSTREAM_ERROR',
+        message: `tool not found: ${server}.${tool}${hint}`,
+      };
     }
     const release = await entry.limiter.acquire(options.signal);
     if (!release) {
@@ -332,7 +371,8 @@ export class UpstreamRegistry extends EventEmitter {
   async stop(): Promise<void> {
     this.running = false;
     this.stopped = true;
-    await Promise.all([...this.entries.values()].map((e) => this.retire(e)));
+    const closing = [...this.retiring];
+    await Promise.all([...this.entries.values()].map((e) => this.retire(e)).concat(closing));
   }
 }
 

@@ -4,7 +4,6 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   MAX_UPSTREAM_MESSAGE_BYTES,
-  UPSTREAM_CONNECT_TIMEOUT_MS,
   UPSTREAM_FAILURES_BEFORE_RECONNECT,
 } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
@@ -141,9 +140,25 @@ export class SdkConnection implements UpstreamConnection {
     });
     const started = Date.now();
     this.pending = client;
+    const timeoutMs = this.server.connectTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    // One deadline for the whole handshake: spawn, initialize and every page of tools/list.
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no handshake within ${timeoutMs} ms (connect_timeout_ms; raise it for a slow server)`,
+            ),
+          ),
+        timeoutMs,
+      );
+    });
     try {
-      await client.connect(transport, { timeout: UPSTREAM_CONNECT_TIMEOUT_MS });
-      const tools = await this.listTools(client);
+      const tools = await Promise.race([
+        client.connect(transport, { timeout: timeoutMs }).then(() => this.listTools(client)),
+        deadline,
+      ]);
       if (this.pending !== client) throw new Error('the connection was stopped while starting');
       this.toolList = tools;
       this.failuresInARow = 0;
@@ -160,6 +175,7 @@ export class SdkConnection implements UpstreamConnection {
       const reason = (error as Error).message;
       throw new Error(tail ? `${reason}; its stderr ends with: ${tail}` : reason);
     } finally {
+      clearTimeout(timer);
       if (this.pending === client) this.pending = undefined;
     }
   }
@@ -178,7 +194,7 @@ export class SdkConnection implements UpstreamConnection {
     let cursor: string | undefined;
     do {
       const page = await client.listTools(cursor ? { cursor } : {}, {
-        timeout: UPSTREAM_CONNECT_TIMEOUT_MS,
+        timeout: this.server.connectTimeoutMs,
       });
       for (const t of page.tools) {
         const input = this.bounded(t.name, 'inputSchema', t.inputSchema);

@@ -4,9 +4,41 @@ import pino from 'pino';
 export type Logger = pino.Logger;
 
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'silent'] as const;
+export const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
-/** A logger writing JSON lines to stderr at `level`. */
-export function createLogger(level: string): Logger {
+const LEVEL_NAMES: Record<number, string> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
+
+/** One readable line for a pino JSON record: `12:00:01 WARN  message key=value`. */
+export function textLine(json: string): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json;
+  }
+  const { level, time, msg, ...rest } = record;
+  const clock = new Date(typeof time === 'number' ? time : Date.now()).toISOString().slice(11, 19);
+  const fields = Object.entries(rest)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  const name = (LEVEL_NAMES[level as number] ?? String(level)).padEnd(5);
+  return `${clock} ${name} ${msg ?? ''}${fields ? ` ${fields}` : ''}\n`;
+}
+
+/** A logger writing to stderr at `level`: JSON lines, or readable lines with format `text`. */
+export function createLogger(level: string, format: LogFormat = 'json'): Logger {
+  if (format === 'text') {
+    const stream = { write: (line: string) => process.stderr.write(textLine(line)) };
+    return pino({ level, base: undefined }, stream);
+  }
   return pino({ level, base: undefined }, pino.destination({ fd: 2, sync: true }));
 }
 
