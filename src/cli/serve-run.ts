@@ -2,6 +2,7 @@
 import { logFormatFrom, logLevelFrom, watchConfig } from '../config/index.ts';
 import { createRuntime } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
+import type { ServerStatus } from '../upstream/index.ts';
 import { ensureAdminKey, openCodeToolStore, openTokenStore } from '../store/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
@@ -106,17 +107,21 @@ export async function runServe(flags: ServeFlags): Promise<void> {
       ? `  config                 ${file} (not found: no servers yet; create it and it is picked up)`
       : `  config                 ${file}`,
   );
+  // One line per server now, then one per change of state (a server that keeps failing with
+  // reconnect backoff is not repeated).
+  const shown = new Map<string, string>();
+  const line = (s: ServerStatus) => {
+    shown.set(s.name, s.state);
+    if (s.state === 'ready') return `    ${s.name.padEnd(20)} ready (${s.tools} tools)`;
+    if (s.state === 'failed') return `    ${s.name.padEnd(20)} failed: ${s.last_error ?? ''}`;
+    return `    ${s.name.padEnd(20)} ${s.protocol.padEnd(6)} ${s.state}`;
+  };
   const servers = runtime.registry.status();
   say(`  upstream servers (${servers.length}):`);
-  for (const s of servers) say(`    ${s.name.padEnd(20)} ${s.protocol.padEnd(6)} ${s.state}`);
-  // One line per change of state: a server that keeps failing (reconnect backoff) is not repeated.
-  const shown = new Map<string, string>();
+  for (const s of servers) say(line(s));
   runtime.registry.on('state', (name: string, state: string) => {
-    if (state !== 'ready' && state !== 'failed') return;
+    if ((state !== 'ready' && state !== 'failed') || shown.get(name) === state) return;
     const status = runtime.registry.status().find((s) => s.name === name);
-    const line = `    ${name.padEnd(20)} ${state}${state === 'ready' ? ` (${status?.tools ?? 0} tools)` : `: ${status?.last_error ?? ''}`}`;
-    if (shown.get(name) === state) return;
-    shown.set(name, state);
-    say(line);
+    if (status) say(line(status));
   });
 }
