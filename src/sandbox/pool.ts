@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { JobBridge, SandboxExecutor } from './executor.ts';
-import { PoolWorker } from './pool-worker.ts';
+import { type EngineOptions, PoolWorker } from './pool-worker.ts';
 import type { JobOutcome, JobSpec } from './protocol.ts';
 
 /** QuickJS's own recursion guard; below the worker's native stack so it trips first. */
@@ -19,6 +19,8 @@ export interface PoolOptions {
   warm?: number;
   /** Memory cap of the instances prepared before the first job says otherwise. */
   memoryLimitBytes: number;
+  /** Warnings (a worker that cannot restore instances) and the tests' restore fault. */
+  engine?: EngineOptions;
 }
 
 interface Waiting {
@@ -65,6 +67,7 @@ export class SandboxPool implements SandboxExecutor {
       this.options.memoryLimitBytes,
       GUEST_STACK_LIMIT_BYTES,
       (gone) => this.onGone(gone),
+      this.options.engine,
     );
     this.workers.add(worker);
     return worker;
@@ -105,6 +108,11 @@ export class SandboxPool implements SandboxExecutor {
       this.queue.push({ job, bridge, resolve, timer });
       this.dispatch();
     });
+  }
+
+  /** How each live worker prepares instances ('restore' or 'fresh'; undefined while starting). */
+  engineModes(): Array<'restore' | 'fresh' | undefined> {
+    return [...this.workers].map((w) => w.engineMode);
   }
 
   /** An idle worker, preferring one whose next instance is already prepared. */

@@ -46,6 +46,8 @@ export interface WorkerInit {
   stackLimitBytes: number;
   /** Memory cap of the first instance the worker prepares. */
   memoryLimitBytes: number;
+  /** Tests only: a snapshot-restore step to skip, which the worker's self-test must catch. */
+  restoreFault?: 'skip-heap';
 }
 
 /** Host -> worker, on the worker's own message channel (parentPort). */
@@ -71,8 +73,13 @@ export interface GuestError {
 
 export type JobOutcome = { ok: true; valueJson: string } | { ok: false; error: GuestError };
 
-/** Worker -> host, on parentPort. */
-export type WorkerToHost = { type: 'ready' };
+/**
+ * Worker -> host, on parentPort. `engine` comes first and says how the worker prepares
+ * instances: restored in place from a snapshot, or fresh (with the failed check as `warning`).
+ */
+export type WorkerToHost =
+  | { type: 'ready' }
+  | { type: 'engine'; mode: 'restore' | 'fresh'; warning?: string };
 
 /** One tool call, as the guest prelude validated it. Travels as JSON text. */
 export interface CallRequest {
