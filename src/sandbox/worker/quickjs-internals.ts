@@ -18,7 +18,7 @@ const CONTEXT_SEARCH_BYTES = 1024;
  * Bytes allocated by each break probe. The break moves by at least half of it (the allocator's
  * free top chunk absorbs the rest); of the static words that move that far, it is the highest.
  */
-const PROBE_ALLOCATION_CHARS = 1_000_000;
+const PROBE_ALLOCATION_CHARS = 512_000;
 const U64_MASK = (1n << 64n) - 1n;
 const XORSHIFT_MULTIPLIER = 0x2545f4914f6cdd1dn;
 

@@ -7,16 +7,15 @@
  * fresh instances.
  */
 import { createInstance, type Instance } from './instance.ts';
-import {
-  contextInternals,
-  type Layout,
-  probeLayout,
-  runtimeInternals,
-} from './quickjs-internals.ts';
+import { type Layout, probeLayout, runtimeInternals, stackAccess } from './quickjs-internals.ts';
 import { type RestoreFault, Snapshot } from './snapshot.ts';
 
 /** Cap of the throwaway probe instance: room for the break probe's allocations. */
 const PROBE_MEMORY_LIMIT_BYTES = 64 * 1_048_576;
+/** Where the check leaves the stack pointer before restoring, as a trap deep in a run would. */
+const STACK_TRAP_DEPTH_BYTES = 64 * 1024;
+/** Bytes above the highest break the dirtying run reached that must still be zero after it. */
+const ABOVE_BREAK_CHECK_BYTES = 64 * 1024;
 
 const DIRTY_PROGRAM = `
 globalThis.__marker = [];
@@ -58,19 +57,6 @@ function randomOf(instance: Instance): unknown {
   return evalQuietly(instance, 'Math.random()');
 }
 
-/** First byte offset where memory differs from `before` (the random state masked), or -1. */
-function firstDifference(instance: Instance, before: Uint8Array, randomAt: number): number {
-  const now = new Uint8Array(instance.memory.buffer);
-  const masked = before.slice();
-  masked.set(now.subarray(randomAt, randomAt + 8), randomAt);
-  const a = new BigUint64Array(masked.buffer, 0, masked.byteLength >> 3);
-  const b = new BigUint64Array(now.buffer, 0, masked.byteLength >> 3);
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return i * 8;
-  const tail = new BigUint64Array(now.buffer, masked.byteLength);
-  for (let i = 0; i < tail.length; i++) if (tail[i] !== 0n) return masked.byteLength + i * 8;
-  return -1;
-}
-
 function hostRefCount(instance: Instance): string {
   const refs = runtimeInternals(instance.runtime).hostRefs;
   let count = 0;
@@ -81,9 +67,7 @@ function hostRefCount(instance: Instance): string {
 /** Dirties a snapshotted instance, restores it, and says what (if anything) did not come back. */
 function check(snapshot: Snapshot, layout: Layout): string | undefined {
   const { instance } = snapshot;
-  const before = new Uint8Array(instance.memory.buffer).slice();
   const refsBefore = hostRefCount(instance);
-  const randomAt = contextInternals(instance.context).ctx.value + layout.randomStateOffset;
   const { context } = instance;
   const probeFn = context.newFunction('probe', () => undefined);
   context.setProp(context.global, '__probe_fn', probeFn);
@@ -92,9 +76,17 @@ function check(snapshot: Snapshot, layout: Layout): string | undefined {
   evalQuietly(instance, DEEP_PROGRAM);
   instance.runtime.executePendingJobs(-1);
   const first = randomOf(instance);
+  const dirtyBreak = instance.usedBytes();
+  if (dirtyBreak <= layout.stackHighAddress)
+    return 'the heap break is not where the probe found it';
+  // Pretend the run trapped deep in the stack: the restore must put the stack pointer back.
+  const stack = stackAccess(instance);
+  if (!stack.ok) return stack.reason;
+  stack.value.restore(layout.stackHighAddress - STACK_TRAP_DEPTH_BYTES);
   const restored = snapshot.restore();
   if (!restored.ok) return restored.reason;
-  const at = firstDifference(instance, before, randomAt);
+  if (stack.value.save() !== layout.stackHighAddress) return 'the stack pointer was not restored';
+  const at = snapshot.firstDifference(dirtyBreak + ABOVE_BREAK_CHECK_BYTES);
   if (at >= 0) return `memory differs from the snapshot at byte ${at} after a restore`;
   if (hostRefCount(instance) !== refsBefore) return 'the host reference table was not restored';
   if (evalQuietly(instance, CLEAN_PROGRAM) !== true)

@@ -145,6 +145,31 @@ export class Snapshot {
     return this.instance.memory.buffer.byteLength > this.byteLength * GROWN_FACTOR;
   }
 
+  /**
+   * The first byte at which memory differs from the snapshot (Math.random's state aside), up to
+   * `zeroUpTo` (the highest break a run reached), or -1. For the self-test: memory outside the
+   * copied ranges must be zero, as it was when the snapshot was taken.
+   */
+  firstDifference(zeroUpTo: number): number {
+    const memory = new Uint8Array(this.instance.memory.buffer);
+    const random =
+      contextInternals(this.instance.context).ctx.value + this.layout.randomStateOffset;
+    const high = this.high.slice();
+    high.set(memory.subarray(random, random + 8), random - this.windowLow);
+    const ranges: Array<[number, Uint8Array]> = [
+      [0, this.low],
+      [this.layout.dataEndAddress, new Uint8Array(this.windowLow - this.layout.dataEndAddress)],
+      [this.windowLow, high],
+      [this.breakAtSnapshot, new Uint8Array(Math.max(0, zeroUpTo - this.breakAtSnapshot))],
+    ];
+    for (const [start, expected] of ranges) {
+      const actual = memory.subarray(start, start + expected.byteLength);
+      if (Buffer.compare(actual, expected) === 0) continue;
+      for (let i = 0; i < expected.byteLength; i++) if (actual[i] !== expected[i]) return start + i;
+    }
+    return -1;
+  }
+
   /** Gives Math.random a fresh 64-bit state (never zero, which xorshift would keep). */
   private reseed(): void {
     const ctx = contextInternals(this.instance.context).ctx.value;
