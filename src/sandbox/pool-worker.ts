@@ -55,7 +55,7 @@ export class PoolWorker {
   readonly ready: Promise<void>;
 
   constructor(
-    wasmModule: WebAssembly.Module,
+    wasm: { module: WebAssembly.Module; mutableGlobals: number },
     memoryLimitBytes: number,
     stackLimitBytes: number,
     private readonly onGone: (worker: PoolWorker) => void,
@@ -68,7 +68,8 @@ export class PoolWorker {
     const init: WorkerInit = {
       port: channel.port2,
       signal,
-      wasmModule,
+      wasmModule: wasm.module,
+      mutableGlobals: wasm.mutableGlobals,
       stackLimitBytes,
       memoryLimitBytes,
       ...(engine.restoreFault ? { restoreFault: engine.restoreFault } : {}),

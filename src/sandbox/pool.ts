@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { JobBridge, SandboxExecutor } from './executor.ts';
 import { type EngineOptions, PoolWorker } from './pool-worker.ts';
 import type { JobOutcome, JobSpec } from './protocol.ts';
+import { countMutableGlobals } from './wasm-globals.ts';
 
 /** QuickJS's own recursion guard; below the worker's native stack so it trips first. */
 export const GUEST_STACK_LIMIT_BYTES = 1_048_576;
@@ -30,14 +31,21 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
-let compiled: Promise<WebAssembly.Module> | undefined;
+export interface CompiledQuickJs {
+  module: WebAssembly.Module;
+  /** Its mutable wasm globals; the workers' snapshot restore requires exactly one. */
+  mutableGlobals: number;
+}
+
+let compiled: Promise<CompiledQuickJs> | undefined;
 
 /** The QuickJS wasm, compiled once per process and shared with every worker. */
-function quickjsModule(): Promise<WebAssembly.Module> {
+function quickjsModule(): Promise<CompiledQuickJs> {
   compiled ??= (async () => {
     const require = createRequire(import.meta.url);
     const file = require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
-    return WebAssembly.compile(await fs.promises.readFile(file));
+    const bytes = await fs.promises.readFile(file);
+    return { module: await WebAssembly.compile(bytes), mutableGlobals: countMutableGlobals(bytes) };
   })();
   return compiled;
 }
@@ -45,7 +53,7 @@ function quickjsModule(): Promise<WebAssembly.Module> {
 export class SandboxPool implements SandboxExecutor {
   private readonly workers = new Set<PoolWorker>();
   private readonly queue: Waiting[] = [];
-  private wasm: WebAssembly.Module | undefined;
+  private wasm: CompiledQuickJs | undefined;
   private starting: Promise<void> | undefined;
   private stopped = false;
 

@@ -43,6 +43,8 @@ export interface WorkerInit {
   signal: SharedArrayBuffer;
   /** The QuickJS WebAssembly module, compiled once by the host. */
   wasmModule: WebAssembly.Module;
+  /** Mutable wasm globals the module has; the snapshot restore requires exactly one (the stack pointer). */
+  mutableGlobals: number;
   stackLimitBytes: number;
   /** Memory cap of the first instance the worker prepares. */
   memoryLimitBytes: number;

@@ -128,6 +128,7 @@ port.on('message', async (message: HostToWorker) => {
 
 const setup = await setUpEngine(
   init.wasmModule,
+  init.mutableGlobals,
   init.memoryLimitBytes,
   init.stackLimitBytes,
   init.restoreFault,

@@ -104,10 +104,14 @@ function check(snapshot: Snapshot, layout: Layout): string | undefined {
  */
 export async function setUpEngine(
   wasmModule: WebAssembly.Module,
+  mutableGlobals: number,
   memoryLimitBytes: number,
   stackLimitBytes: number,
   fault?: RestoreFault,
 ): Promise<EngineSetup> {
+  // The stack pointer is the one global the restore puts back.
+  if (mutableGlobals !== 1)
+    return { mode: 'fresh', reason: `the module has ${mutableGlobals} mutable globals, not 1` };
   try {
     const probe = await createInstance(wasmModule, PROBE_MEMORY_LIMIT_BYTES, stackLimitBytes);
     const layout = probeLayout(probe);

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobOutcome } from '../protocol.ts';
+import { countMutableGlobals } from '../wasm-globals.ts';
 import { HostLink } from './host-link.ts';
 import { runtimeInternals } from './quickjs-internals.ts';
 import { JobRun } from './run-job.ts';
@@ -22,8 +23,10 @@ let execId = 1;
 beforeAll(async () => {
   const require = createRequire(import.meta.url);
   const file = require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
-  wasm = await WebAssembly.compile(fs.readFileSync(file));
-  const setup = await setUpEngine(wasm, 64 * MB, STACK_LIMIT_BYTES);
+  const bytes = fs.readFileSync(file);
+  wasm = await WebAssembly.compile(bytes);
+  expect(countMutableGlobals(bytes)).toBe(1);
+  const setup = await setUpEngine(wasm, 1, 64 * MB, STACK_LIMIT_BYTES);
   if (setup.mode !== 'restore') throw new Error(`self-test failed: ${setup.reason}`);
   snapshot = setup.prepared;
 });
@@ -142,8 +145,15 @@ describe('restoring a prepared instance in place', () => {
 });
 
 describe('the start-up self-test', () => {
+  it('refuses a module with a mutable global besides the stack pointer', async () => {
+    expect(await setUpEngine(wasm, 2, 64 * MB, STACK_LIMIT_BYTES)).toEqual({
+      mode: 'fresh',
+      reason: 'the module has 2 mutable globals, not 1',
+    });
+  });
+
   it('refuses a restore that skips the heap, so the worker uses fresh instances', async () => {
-    const setup = await setUpEngine(wasm, 64 * MB, STACK_LIMIT_BYTES, 'skip-heap');
+    const setup = await setUpEngine(wasm, 1, 64 * MB, STACK_LIMIT_BYTES, 'skip-heap');
     expect(setup.mode).toBe('fresh');
     expect(setup.mode === 'fresh' && setup.reason).toMatch(/memory differs from the snapshot/);
   });
