@@ -1,6 +1,6 @@
 /**
  * @module The worker's start-up check of the snapshot restore on the pinned QuickJS build:
- * probe the layout on a throwaway instance, then dirty a prepared one every way a run can
+ * probe the layout on the worker's first instance, snapshot it, then dirty it every way a run can
  * (globals, prototypes, deleted bindings, a stack overflow, heap growth, a new host function,
  * a stack pointer left low), restore it, and compare every byte with the snapshot. Any
  * difference means the build is not the one this was written for: the worker then uses
@@ -10,8 +10,6 @@ import { createInstance, type Instance } from './instance.ts';
 import { type Layout, probeLayout, runtimeInternals, stackAccess } from './quickjs-internals.ts';
 import { type RestoreFault, Snapshot } from './snapshot.ts';
 
-/** Cap of the throwaway probe instance: room for the break probe's allocations. */
-const PROBE_MEMORY_LIMIT_BYTES = 64 * 1_048_576;
 /** Where the check leaves the stack pointer before restoring, as a trap deep in a run would. */
 const STACK_TRAP_DEPTH_BYTES = 64 * 1024;
 /** Bytes above the highest break the dirtying run reached that must still be zero after it. */
@@ -113,10 +111,9 @@ export async function setUpEngine(
   if (mutableGlobals !== 1)
     return { mode: 'fresh', reason: `the module has ${mutableGlobals} mutable globals, not 1` };
   try {
-    const probe = await createInstance(wasmModule, PROBE_MEMORY_LIMIT_BYTES, stackLimitBytes);
-    const layout = probeLayout(probe);
-    if (!layout.ok) return { mode: 'fresh', reason: layout.reason };
     const instance = await createInstance(wasmModule, memoryLimitBytes, stackLimitBytes);
+    const layout = probeLayout(instance);
+    if (!layout.ok) return { mode: 'fresh', reason: layout.reason };
     const snapshot = new Snapshot(instance, layout.value, stackLimitBytes, fault);
     const failed = check(snapshot, layout.value);
     if (failed) return { mode: 'fresh', reason: failed };

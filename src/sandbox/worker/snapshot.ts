@@ -56,8 +56,12 @@ function restoreMap<K, V>(map: Map<K, V>, saved: ReadonlyArray<[K, V]>): void {
 }
 
 function isZero(bytes: Uint8Array): boolean {
-  const words = new BigUint64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 3);
-  for (let i = 0; i < words.length; i++) if (words[i] !== 0n) return false;
+  const head = Math.min(bytes.byteLength, (4 - (bytes.byteOffset & 3)) & 3);
+  const count = (bytes.byteLength - head) >> 2;
+  for (let i = 0; i < head; i++) if (bytes[i] !== 0) return false;
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + head, count);
+  for (let i = 0; i < count; i++) if (words[i] !== 0) return false;
+  for (let i = head + count * 4; i < bytes.byteLength; i++) if (bytes[i] !== 0) return false;
   return true;
 }
 
@@ -105,10 +109,9 @@ export class Snapshot {
       throw new Error('the stack window is larger than the stack region');
     if (this.breakAtSnapshot < layout.stackHighAddress || this.breakAtSnapshot > this.byteLength)
       throw new Error(`the heap break ${this.breakAtSnapshot} is outside the heap`);
-    // The deep stack (below the window) must be untouched, so a restore never needs its bytes.
-    if (
-      !isZero(new Uint8Array(buffer, layout.dataEndAddress, this.windowLow - layout.dataEndAddress))
-    )
+    // The deep stack (below the window) must be untouched, so a restore never needs its bytes:
+    // the guard band is checked here, the whole of it by the self-test (firstDifference).
+    if (!isZero(new Uint8Array(buffer, this.windowLow - STACK_GUARD_BYTES, STACK_GUARD_BYTES)))
       throw new Error('the stack below the restore window is not empty at the snapshot');
     this.low = new Uint8Array(buffer, 0, layout.dataEndAddress).slice();
     this.high = new Uint8Array(
@@ -156,16 +159,22 @@ export class Snapshot {
       contextInternals(this.instance.context).ctx.value + this.layout.randomStateOffset;
     const high = this.high.slice();
     high.set(memory.subarray(random, random + 8), random - this.windowLow);
-    const ranges: Array<[number, Uint8Array]> = [
+    const copied: Array<[number, Uint8Array]> = [
       [0, this.low],
-      [this.layout.dataEndAddress, new Uint8Array(this.windowLow - this.layout.dataEndAddress)],
       [this.windowLow, high],
-      [this.breakAtSnapshot, new Uint8Array(Math.max(0, zeroUpTo - this.breakAtSnapshot))],
     ];
-    for (const [start, expected] of ranges) {
+    for (const [start, expected] of copied) {
       const actual = memory.subarray(start, start + expected.byteLength);
       if (Buffer.compare(actual, expected) === 0) continue;
       for (let i = 0; i < expected.byteLength; i++) if (actual[i] !== expected[i]) return start + i;
+    }
+    const zero: Array<[number, number]> = [
+      [this.layout.dataEndAddress, this.windowLow],
+      [this.breakAtSnapshot, Math.max(this.breakAtSnapshot, zeroUpTo)],
+    ];
+    for (const [start, end] of zero) {
+      const bytes = memory.subarray(start, end);
+      if (!isZero(bytes)) return start + bytes.findIndex((b) => b !== 0);
     }
     return -1;
   }
