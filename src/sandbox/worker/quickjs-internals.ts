@@ -19,7 +19,7 @@ const CONTEXT_SEARCH_BYTES = 1024;
  * Bytes allocated by each break probe. The break moves by at least half of it (the allocator's
  * free top chunk absorbs the rest); of the static words that move that far, it is the highest.
  */
-const PROBE_ALLOCATION_CHARS = 128_000;
+const PROBE_ALLOCATION_CHARS = 64_000;
 const U64_MASK = (1n << 64n) - 1n;
 const XORSHIFT_MULTIPLIER = 0x2545f4914f6cdd1dn;
 
@@ -193,7 +193,7 @@ function probeRandomState(instance: Instance): Probed<number> {
 
 /**
  * Finds the layout on a prepared instance, before its snapshot. It leaves the heap's break
- * 2 x 128 KB higher (freed) and Math.random's state changed; nothing else the guest can see.
+ * 2 x 64 KB higher (freed) and Math.random's state changed; nothing else the guest can see.
  */
 export function probeLayout(instance: Instance): Probed<Layout> {
   // The probe's allocations must not meet a small memory cap; the cap is set back after.

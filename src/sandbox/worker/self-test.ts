@@ -17,7 +17,7 @@ const ABOVE_BREAK_CHECK_BYTES = 64 * 1024;
 
 const DIRTY_PROGRAM = `
 globalThis.__marker = [];
-for (let i = 0; i < 3000; i++) __marker.push('codemux-self-test-' + i + '-'.repeat(200));
+for (let i = 0; i < 24; i++) __marker.push('codemux-self-test-' + i + '-'.repeat(10000));
 Object.prototype.__polluted = 1;
 Array.prototype.push = null;
 delete globalThis.call_tool;
@@ -66,6 +66,7 @@ function hostRefCount(instance: Instance): string {
 function check(snapshot: Snapshot, layout: Layout): string | undefined {
   const { instance } = snapshot;
   const refsBefore = hostRefCount(instance);
+  const breakBefore = instance.usedBytes();
   const { context } = instance;
   const probeFn = context.newFunction('probe', () => undefined);
   context.setProp(context.global, '__probe_fn', probeFn);
