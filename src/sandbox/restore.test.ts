@@ -95,6 +95,13 @@ describe('a worker that restores its instance after each run', () => {
     expect(values.size).toBe(5);
   });
 
+  it('keeps the full recursion limit (the self-test overflowed a lower one)', async () => {
+    expect(await run('(function f(n) { return n === 0 ? 0 : 1 + f(n - 1) })(5000)')).toEqual({
+      ok: true,
+      valueJson: '5000',
+    });
+  });
+
   it('reports the failures themselves as before', async () => {
     expect(await run('while (true) {}', 100)).toMatchObject({
       ok: false,

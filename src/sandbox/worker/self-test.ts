@@ -10,6 +10,8 @@ import { createInstance, type Instance } from './instance.ts';
 import { type Layout, probeLayout, runtimeInternals, stackAccess } from './quickjs-internals.ts';
 import { type RestoreFault, Snapshot } from './snapshot.ts';
 
+/** The guest's recursion limit during the self-test's stack overflow (the restore puts the real one back). */
+const SELF_TEST_STACK_LIMIT_BYTES = 128 * 1024;
 /** Where the check leaves the stack pointer before restoring, as a trap deep in a run would. */
 const STACK_TRAP_DEPTH_BYTES = 64 * 1024;
 /** Bytes above the highest break the dirtying run reached that must still be zero after it. */
@@ -72,6 +74,9 @@ function check(snapshot: Snapshot, layout: Layout): string | undefined {
   context.setProp(context.global, '__probe_fn', probeFn);
   probeFn.dispose();
   if (evalQuietly(instance, DIRTY_PROGRAM) !== 1) return 'the dirtying program did not run';
+  // A stack overflow at a lower limit: the window (limit + slack) holds by the same formula,
+  // and the worker's native stack is not grown to the full limit's depth for good.
+  instance.runtime.setMaxStackSize(SELF_TEST_STACK_LIMIT_BYTES);
   evalQuietly(instance, DEEP_PROGRAM);
   instance.runtime.executePendingJobs(-1);
   const first = randomOf(instance);

@@ -65,13 +65,24 @@ function isZero(bytes: Uint8Array): boolean {
   return true;
 }
 
+/** Offset of the first nonzero byte, rounded down to 8 bytes; the length when all are zero. */
+function firstNonZero(bytes: Uint8Array): number {
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);
+  for (let i = 0; i < words.length; i++) if (words[i] !== 0) return (i * 4) & ~7;
+  return words.length * 4;
+}
+
 export type RestoreOutcome = { ok: true } | { ok: false; reason: string };
 
 export class Snapshot {
   /** [0, dataEnd): static data, the allocator's state and the break word among it. */
   private readonly low: Uint8Array;
-  /** [windowLow, break): the stack window the runs use, then the heap up to the break. */
+  /**
+   * [highStart, break): the used top of the stack window, then the heap up to the break. The
+   * window below highStart, [windowLow, highStart), was zero at the snapshot and is zeroed.
+   */
   private readonly high: Uint8Array;
+  private readonly highStart: number;
   private readonly windowLow: number;
   private readonly breakAtSnapshot: number;
   private readonly byteLength: number;
@@ -114,10 +125,13 @@ export class Snapshot {
     if (!isZero(new Uint8Array(buffer, this.windowLow - STACK_GUARD_BYTES, STACK_GUARD_BYTES)))
       throw new Error('the stack below the restore window is not empty at the snapshot');
     this.low = new Uint8Array(buffer, 0, layout.dataEndAddress).slice();
+    this.highStart =
+      firstNonZero(new Uint8Array(buffer, this.windowLow, this.breakAtSnapshot - this.windowLow)) +
+      this.windowLow;
     this.high = new Uint8Array(
       buffer,
-      this.windowLow,
-      this.breakAtSnapshot - this.windowLow,
+      this.highStart,
+      this.breakAtSnapshot - this.highStart,
     ).slice();
     const rt = runtimeInternals(instance.runtime);
     const cx = contextInternals(instance.context);
@@ -158,10 +172,10 @@ export class Snapshot {
     const random =
       contextInternals(this.instance.context).ctx.value + this.layout.randomStateOffset;
     const high = this.high.slice();
-    high.set(memory.subarray(random, random + 8), random - this.windowLow);
+    high.set(memory.subarray(random, random + 8), random - this.highStart);
     const copied: Array<[number, Uint8Array]> = [
       [0, this.low],
-      [this.windowLow, high],
+      [this.highStart, high],
     ];
     for (const [start, expected] of copied) {
       const actual = memory.subarray(start, start + expected.byteLength);
@@ -169,7 +183,7 @@ export class Snapshot {
       for (let i = 0; i < expected.byteLength; i++) if (actual[i] !== expected[i]) return start + i;
     }
     const zero: Array<[number, number]> = [
-      [this.layout.dataEndAddress, this.windowLow],
+      [this.layout.dataEndAddress, this.highStart],
       [this.breakAtSnapshot, Math.max(this.breakAtSnapshot, zeroUpTo)],
     ];
     for (const [start, end] of zero) {
@@ -201,7 +215,8 @@ export class Snapshot {
     if (breakNow < this.breakAtSnapshot) return { ok: false, reason: 'the heap break went down' };
     const memory = new Uint8Array(instance.memory.buffer);
     memory.set(this.low, 0);
-    if (this.fault !== 'skip-heap') memory.set(this.high, this.windowLow);
+    memory.fill(0, this.windowLow, this.highStart);
+    if (this.fault !== 'skip-heap') memory.set(this.high, this.highStart);
     // Nothing lives above the break: what the run added there goes back to zero.
     memory.fill(0, this.breakAtSnapshot, breakNow);
     // A run that went below the window (it never should) gets the whole deep stack cleared.
