@@ -67,6 +67,16 @@ describe('a worker that restores its instance after each run', () => {
     ['hit the memory cap', 'let a = []; while (true) a.push(new Array(1e5).fill(1))', 'true'],
     ['ran out of memory in a string', "'x'.repeat(2 ** 29)", 'true'],
     ['left a promise pending', "tools['a.b']({}); new Promise(() => {})", 'true'],
+    [
+      'used Intl',
+      "Intl.NumberFormat('en-US', {style: 'currency', currency: 'USD'}).format(1234.5)",
+      "Intl.NumberFormat('en-US').format(1234.5) === '1,234.5' && (5).toLocaleString() === '5'",
+    ],
+    [
+      'replaced Intl.NumberFormat',
+      'Intl.NumberFormat = null; Number.prototype.toLocaleString = null',
+      "typeof Intl.NumberFormat === 'function' && (1234).toLocaleString('en-US') === '1,234'",
+    ],
   ])('a run after one that %s is correct', async (_what, previous, check) => {
     await run(previous, 300);
     const after = await run(`${check} && call_tool('s', 't', {}).ok && 40 + 2`);
