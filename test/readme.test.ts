@@ -14,7 +14,6 @@ import { BIN, ROOT } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-const EXAMPLE_CONFIG = path.join(ROOT, 'examples', 'mcp_config.json');
 const SERVER_COUNT = 3;
 /**
  * Docs that another branch adds (docs/benchmarks.md and docs/engine.md come with the engine
