@@ -179,7 +179,7 @@ describe('progressive disclosure in the code_execution description', () => {
     expect(all).toMatch(
       /\d+ tools on 3 servers: fixture \(\d+\), everything \(\d+\), many \(300\)/,
     );
-    // The measured surface for 1, 45 and 300 upstream tools, reported in the README.
+    // The measured surface for 1, 45 and 300 upstream tools, reported in docs/catalog.md.
     const many = servers.find((s) => s.name === 'many')!;
     const figures = [1, 45, 300].map((n) => {
       const text = describeCodeExecution([{ name: 'many', tools: many.tools.slice(0, n) }], 1000);

@@ -100,7 +100,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     `  MCP (Streamable HTTP)  ${base}/mcp${config.requireMcpAuth ? '  (API key or agent token required)' : '  (open on loopback)'}`,
   );
   say(`  MCP (legacy SSE)       ${base}/sse`);
-  say(`  REST                   ${base}/api/v1  (X-API-Key)`);
+  say(`  REST                   ${base}/api/v1  (X-API-Key or Authorization: Bearer)`);
   say(
     `  API key                ${key.source === 'file' ? key.file : 'from the config (api_key or CODEMUX_API_KEY)'}`,
   );
