@@ -10,7 +10,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODE_EXECUTION_INPUT_SCHEMA } from '../src/mcp/index.ts';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { BIN, FIXTURE_SERVER, ROOT, runCli, SERVERS, writeConfig } from './helpers.ts';
+import { FIXTURE_SERVER, ROOT, runCli, SERVERS, writeConfig } from './helpers.ts';
 
 const run = promisify(execFile);
 let gateway: RunningGateway;

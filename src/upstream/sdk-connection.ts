@@ -2,10 +2,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import {
-  MAX_UPSTREAM_MESSAGE_BYTES,
-  UPSTREAM_FAILURES_BEFORE_RECONNECT,
-} from '../config/defaults.ts';
+import { UPSTREAM_FAILURES_BEFORE_RECONNECT } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { GuardedTransport } from './guarded-transport.ts';
