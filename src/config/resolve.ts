@@ -1,4 +1,5 @@
 /** @module User config (all optional) -> resolved config, with errors that name the field. */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../errors/index.ts';
@@ -34,6 +35,9 @@ interface ServerContext {
   connectTimeoutMs: number;
   warnings: string[];
 }
+
+/** The generated `instance_id`: one per process, so a config reload keeps it. */
+const PROCESS_INSTANCE_ID = randomBytes(6).toString('hex');
 
 /** Formats a zod path the way a user reads it: `mcpServers[2].name`. */
 function fieldPath(prefix: string, issuePath: readonly PropertyKey[]): string {
@@ -104,6 +108,7 @@ function resolveServer(
     quarantined: server.quarantined ?? false,
     maxConcurrentRequests: server.max_concurrent_requests,
     queueSize: server.queue_size ?? 0,
+    clusterMaxConcurrentRequests: server.cluster_max_concurrent_requests,
     callTimeoutMs: server.call_timeout_ms,
     connectTimeoutMs: server.connect_timeout_ms ?? context.connectTimeoutMs,
   };
@@ -191,6 +196,9 @@ export function resolveConfig(
     listenPort: listen.port,
     requireMcpAuth: user.require_mcp_auth ?? !isLoopback(listen.host),
     dataDir: path.resolve(options.baseDir, user.data_dir ?? 'data'),
+    databaseUrl: user.database_url,
+    databaseUrlSource: user.database_url ? `"database_url" in ${source}` : undefined,
+    instanceId: user.instance_id ?? PROCESS_INSTANCE_ID,
     maxRequestBytes: user.max_request_bytes ?? DEFAULT_MAX_REQUEST_BYTES,
     apiKey: user.api_key,
     codeExecution: {

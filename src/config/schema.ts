@@ -1,6 +1,9 @@
 /** @module The user config file's shape (all optional), validated with zod. */
 import { z } from 'zod';
 import {
+  DATABASE_URL_PATTERN,
+  INSTANCE_ID_PATTERN,
+  MAX_CLUSTER_CONCURRENT_REQUESTS,
   MAX_CODE_MODE_MEMORY_BYTES,
   MAX_CONCURRENT_REQUESTS_LIMIT,
   MAX_CONNECT_TIMEOUT_MS,
@@ -71,6 +74,7 @@ export const userServerSchema = z.object({
   quarantined: z.boolean({ error: 'must be true or false' }).optional(),
   max_concurrent_requests: intIn(1, MAX_CONCURRENT_REQUESTS_LIMIT).optional(),
   queue_size: intIn(0, MAX_QUEUE_SIZE).optional(),
+  cluster_max_concurrent_requests: intIn(1, MAX_CLUSTER_CONCURRENT_REQUESTS).optional(),
   call_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   connect_timeout_ms: intIn(MIN_CONNECT_TIMEOUT_MS, MAX_CONNECT_TIMEOUT_MS).optional(),
 });
@@ -86,6 +90,18 @@ export const userConfigSchema = z.object({
     .optional(),
   require_mcp_auth: z.boolean({ error: 'must be true or false' }).optional(),
   data_dir: z.string({ error: 'must be a string' }).optional(),
+  database_url: z
+    .string({ error: 'must be a string' })
+    .regex(DATABASE_URL_PATTERN, {
+      error: 'must be a PostgreSQL URL like "postgres://user:password@host:5432/codemux"',
+    })
+    .optional(),
+  instance_id: z
+    .string({ error: 'must be a string' })
+    .regex(INSTANCE_ID_PATTERN, {
+      error: 'must be 1-64 characters of A-Z, a-z, 0-9, _ and - (it prefixes session ids)',
+    })
+    .optional(),
   api_key: z
     .string({ error: 'must be a string' })
     .min(1, { error: 'must not be empty' })
