@@ -2,8 +2,8 @@
 import { logFormatFrom, logLevelFrom, watchConfig } from '../config/index.ts';
 import { createRuntime } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
-import type { ServerStatus } from '../upstream/index.ts';
 import { ensureAdminKey, openCodeToolStore, openTokenStore } from '../store/index.ts';
+import type { ServerStatus } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
 import { loadConfigOrExit } from './load-config.ts';
@@ -65,7 +65,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     // Upstreams (those still starting too) end while the last responses go out.
     await Promise.all([runtime.stop(), gateway.flush(RESPONSE_FLUSH_MS)]);
     await gateway.stop();
-    tokens.close();
+    await tokens.close();
     await codeToolStore.close();
     process.exit(0);
   };
@@ -85,7 +85,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
         : `codemux: cannot listen on ${config.listen}: ${(error as Error).message}; ${change}\n`,
     );
     await runtime.stop();
-    tokens.close();
+    await tokens.close();
     await codeToolStore.close();
     process.exitCode = EXIT_FAILED;
     return;
