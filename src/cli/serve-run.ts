@@ -2,11 +2,12 @@
 import { logFormatFrom, logLevelFrom, watchConfig } from '../config/index.ts';
 import { createRuntime } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
-import { ensureAdminKey, openCodeToolStore, openTokenStore } from '../store/index.ts';
+import { ensureAdminKey } from '../store/index.ts';
 import type { ServerStatus } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
 import { loadConfigOrExit } from './load-config.ts';
+import { openStoreOrExit } from './open-store.ts';
 
 export interface ServeFlags {
   config?: string;
@@ -28,9 +29,22 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const file = config.path!;
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const key = ensureAdminKey(config);
-  const tokens = openTokenStore(config.dataDir);
-  const codeToolStore = openCodeToolStore(config.dataDir);
-  const runtime = createRuntime(config, logger, { live: true, warmWorkers: 2, codeToolStore });
+  const store = await openStoreOrExit(config);
+  if (!store) return;
+  const { tokens, codeTools: codeToolStore } = store;
+  const unbounded = config.servers.filter((s) => s.clusterMaxConcurrentRequests !== undefined);
+  if (unbounded.length > 0 && !store.clusterSlots) {
+    logger.warn(
+      { servers: unbounded.map((s) => s.name) },
+      'cluster_max_concurrent_requests needs database_url (PostgreSQL); it has no effect on SQLite',
+    );
+  }
+  const runtime = createRuntime(config, logger, {
+    live: true,
+    warmWorkers: 2,
+    codeToolStore,
+    clusterSlots: store.clusterSlots,
+  });
   // Watch from the moment the config is loaded: an edit during the warm-up is not lost.
   const stopWatching = watchConfig(
     file,
@@ -65,8 +79,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     // Upstreams (those still starting too) end while the last responses go out.
     await Promise.all([runtime.stop(), gateway.flush(RESPONSE_FLUSH_MS)]);
     await gateway.stop();
-    await tokens.close();
-    await codeToolStore.close();
+    await store.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -85,8 +98,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
         : `codemux: cannot listen on ${config.listen}: ${(error as Error).message}; ${change}\n`,
     );
     await runtime.stop();
-    await tokens.close();
-    await codeToolStore.close();
+    await store.close();
     process.exitCode = EXIT_FAILED;
     return;
   }
@@ -101,6 +113,9 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   say(`  REST                   ${base}/api/v1  (X-API-Key)`);
   say(
     `  API key                ${key.source === 'file' ? key.file : 'from the config (api_key or CODEMUX_API_KEY)'}`,
+  );
+  say(
+    `  instance               ${config.instanceId}${config.databaseUrl ? `, sharing PostgreSQL (${config.databaseUrlSource})` : ''}`,
   );
   say(
     config.missing

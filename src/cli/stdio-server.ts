@@ -19,10 +19,12 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const config = loadConfigOrExit(flags);
   if (!config) return;
-  // SQLite loads only where code tools are served.
-  const codeToolStore = flags.codemode
+  // The database loads only where code tools are served.
+  const store = flags.codemode
     ? undefined
-    : (await import('../store/sqlite-code-tool-store.ts')).openCodeToolStore(config.dataDir);
+    : await (await import('./open-store.ts')).openStoreOrExit(config);
+  if (!flags.codemode && !store) return;
+  const codeToolStore = store?.codeTools;
   const runtime = createRuntime(config, logger, {
     warmWorkers: 2,
     live: true,
@@ -40,7 +42,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
     logger.info({ why }, 'codemux stdio stopping');
     await server.close().catch(() => {});
     await runtime.stop();
-    await codeToolStore?.close();
+    await store?.close();
     process.exit(0);
   };
   transport.onclose = () => void shutdown('client closed stdin');

@@ -22,11 +22,12 @@ async function withStore(
 ): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
-  // SQLite loads only for token commands.
-  const { openTokenStore } = await import('../store/sqlite-token-store.ts');
-  const store = openTokenStore(config.dataDir);
+  // The database loads only for token commands.
+  const { openStoreOrExit } = await import('./open-store.ts');
+  const store = await openStoreOrExit(config);
+  if (!store) return;
   try {
-    await body(store, config);
+    await body(store.tokens, config);
   } catch (error) {
     if (!(error instanceof CodemuxError)) throw error;
     process.stderr.write(`codemux: ${error.message}\n`);
