@@ -190,8 +190,8 @@ export async function openPgDatabase(url: string, source = 'database_url'): Prom
       await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ topic, origin })]);
     },
     onChange(topic, l) {
-      let set = listeners.get(topic);
-      if (!set) listeners.set(topic, (set = new Set()));
+      const set = listeners.get(topic) ?? new Set();
+      listeners.set(topic, set);
       set.add(l);
       return () => set.delete(l);
     },
