@@ -28,7 +28,6 @@ async function withCodeTools(
   const { openStoreOrExit } = await import('./open-store.ts');
   const { CodeTools } = await import('../codetools/code-tools.ts');
   const store = await openStoreOrExit(config);
-  if (!store) return;
   try {
     await body(new CodeTools(store.codeTools, () => config));
   } finally {

@@ -30,8 +30,6 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const key = ensureAdminKey(config);
   const store = await openStoreOrExit(config);
-  if (!store) return;
-  const { tokens, codeTools: codeToolStore } = store;
   const unbounded = config.servers.filter((s) => s.clusterMaxConcurrentRequests !== undefined);
   if (unbounded.length > 0 && !store.clusterSlots) {
     logger.warn(
@@ -42,7 +40,8 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const runtime = createRuntime(config, logger, {
     live: true,
     warmWorkers: 2,
-    codeToolStore,
+    codeToolStore: store.codeTools,
+    activityStore: store.activity,
     clusterSlots: store.clusterSlots,
   });
   // Watch from the moment the config is loaded: an edit during the warm-up is not lost.
@@ -58,7 +57,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   );
   const gateway = new HttpGateway({
     runtime,
-    tokens,
+    tokens: store.tokens,
     adminKey: key.key,
     host: config.listenHost,
     port: config.listenPort,

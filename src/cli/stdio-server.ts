@@ -19,16 +19,13 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const config = loadConfigOrExit(flags);
   if (!config) return;
-  // The database loads only where code tools are served.
-  const store = flags.codemode
-    ? undefined
-    : await (await import('./open-store.ts')).openStoreOrExit(config);
-  if (!flags.codemode && !store) return;
-  const codeToolStore = store?.codeTools;
+  // The store records activity on both dialects; code tools are served on the default one.
+  const store = await (await import('./open-store.ts')).openStoreOrExit(config);
   const runtime = createRuntime(config, logger, {
     warmWorkers: 2,
     live: true,
-    ...(codeToolStore ? { codeToolStore } : {}),
+    activityStore: store.activity,
+    ...(flags.codemode ? {} : { codeToolStore: store.codeTools }),
   });
   const server = flags.codemode
     ? createCodeModeServer(runtime)
@@ -42,7 +39,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
     logger.info({ why }, 'codemux stdio stopping');
     await server.close().catch(() => {});
     await runtime.stop();
-    await store?.close();
+    await store.close();
     process.exit(0);
   };
   transport.onclose = () => void shutdown('client closed stdin');

@@ -25,7 +25,6 @@ async function withStore(
   // The database loads only for token commands.
   const { openStoreOrExit } = await import('./open-store.ts');
   const store = await openStoreOrExit(config);
-  if (!store) return;
   try {
     await body(store.tokens, config);
   } catch (error) {

@@ -66,6 +66,16 @@ export const UPSTREAM_FAILURES_BEFORE_RECONNECT = 3;
 /** On SIGINT/SIGTERM, in-flight executions may finish within this grace (`shutdown_grace_ms`). */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 export const MAX_SHUTDOWN_GRACE_MS = 600_000;
+/** Activity history: kept this many days and at most this many records (trimmed in the background). */
+export const DEFAULT_ACTIVITY_RETENTION_DAYS = 30;
+export const MAX_ACTIVITY_RETENTION_DAYS = 36_500;
+export const DEFAULT_ACTIVITY_MAX_RECORDS = 100_000;
+export const MIN_ACTIVITY_MAX_RECORDS = 100;
+export const MAX_ACTIVITY_MAX_RECORDS = 100_000_000;
+
+/** This gateway's name in a cluster (session id prefix, activity records); generated when absent. */
+export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+
 /** `codemux stdio`: how long the first tools/list waits for servers still connecting. */
 export const DEFAULT_STARTUP_WAIT_MS = 5_000;
 export const MAX_STARTUP_WAIT_MS = 600_000;
@@ -127,8 +137,7 @@ export const DEFAULT_CODE_TOOL_TIMEOUT_MS = 5_000;
 export const DEFAULT_CODE_TOOL_MEMORY_MB = 128;
 export const DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS = 60_000;
 export const DEFAULT_CODE_TOOLS_MAX_MEMORY_MB = 512;
-/** Running on several machines: `instance_id` (prefix of MCP session ids, so no dot) and `database_url`. */
-export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** Running on several machines: `database_url` selects PostgreSQL. */
 export const DATABASE_URL_PATTERN = /^postgres(ql)?:\/\/\S+$/;
 /** `cluster_max_concurrent_requests`: calls in flight to one server across every instance. */
 export const MAX_CLUSTER_CONCURRENT_REQUESTS = 1_000;

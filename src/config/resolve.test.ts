@@ -22,7 +22,7 @@ describe('resolveConfig', () => {
     });
     expect(config.shutdownGraceMs).toBe(5000);
     expect(config.databaseUrl).toBeUndefined();
-    expect(config.instanceId).toMatch(/^[0-9a-f]{12}$/);
+    expect(config.instanceId).toMatch(/^i[0-9a-f]{8}$/);
   });
 
   it('keeps one generated instance_id per process and takes a configured one', () => {
@@ -105,8 +105,8 @@ describe('resolveConfig', () => {
     ],
     [{ database_url: 'mysql://db/x' }, 'database_url', 'postgres://'],
     [{ database_url: 5 }, 'database_url', 'string'],
-    [{ instance_id: 'a.b' }, 'instance_id', 'prefixes session ids'],
-    [{ instance_id: '' }, 'instance_id', '1-64 characters'],
+    [{ instance_id: 'a.b' }, 'instance_id', '1-32 characters'],
+    [{ instance_id: '' }, 'instance_id', '1-32 characters'],
     [{ mcpServers: { a: { command: 'x', args: 'y' } } }, 'mcpServers.a.args', 'array of strings'],
     [
       {

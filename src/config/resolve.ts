@@ -5,6 +5,8 @@ import type { z } from 'zod';
 import { ConfigError } from '../errors/index.ts';
 import {
   CODE_MODE_DEFAULTS,
+  DEFAULT_ACTIVITY_MAX_RECORDS,
+  DEFAULT_ACTIVITY_RETENTION_DAYS,
   DEFAULT_CODE_EXECUTION_TIMEOUT_MS,
   DEFAULT_CODE_TOOLS_MAX_MEMORY_MB,
   DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS,
@@ -27,6 +29,9 @@ import { type UserServerConfig, userConfigSchema, userServerSchema } from './sch
 import type { ResolvedConfig, ServerConfig, UpstreamProtocol } from './types.ts';
 import { unknownServerKeys, unknownTopLevelKeys } from './unknown-keys.ts';
 
+/** One per process: a reloaded config keeps the instance's name. */
+const GENERATED_INSTANCE_ID = `i${randomBytes(4).toString('hex')}`;
+
 /** What resolving a server needs besides its entry. */
 interface ServerContext {
   baseDir: string;
@@ -35,9 +40,6 @@ interface ServerContext {
   connectTimeoutMs: number;
   warnings: string[];
 }
-
-/** The generated `instance_id`: one per process, so a config reload keeps it. */
-const PROCESS_INSTANCE_ID = randomBytes(6).toString('hex');
 
 /** Formats a zod path the way a user reads it: `mcpServers[2].name`. */
 function fieldPath(prefix: string, issuePath: readonly PropertyKey[]): string {
@@ -198,7 +200,6 @@ export function resolveConfig(
     dataDir: path.resolve(options.baseDir, user.data_dir ?? 'data'),
     databaseUrl: user.database_url,
     databaseUrlSource: user.database_url ? `"database_url" in ${source}` : undefined,
-    instanceId: user.instance_id ?? PROCESS_INSTANCE_ID,
     maxRequestBytes: user.max_request_bytes ?? DEFAULT_MAX_REQUEST_BYTES,
     apiKey: user.api_key,
     codeExecution: {
@@ -232,6 +233,12 @@ export function resolveConfig(
       user.tool_description_budget_tokens ?? DEFAULT_DESCRIPTION_BUDGET_TOKENS,
     shutdownGraceMs: user.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
     startupWaitMs: user.startup_wait_ms ?? DEFAULT_STARTUP_WAIT_MS,
+    activity: {
+      enabled: user.activity_enabled ?? true,
+      retentionDays: user.activity_retention_days ?? DEFAULT_ACTIVITY_RETENTION_DAYS,
+      maxRecords: user.activity_max_records ?? DEFAULT_ACTIVITY_MAX_RECORDS,
+    },
+    instanceId: user.instance_id ?? GENERATED_INSTANCE_ID,
     servers,
     warnings: warnings.map((line) => `${source}: ${line}`),
   };

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import {
   DATABASE_URL_PATTERN,
   INSTANCE_ID_PATTERN,
+  MAX_ACTIVITY_MAX_RECORDS,
+  MAX_ACTIVITY_RETENTION_DAYS,
   MAX_CLUSTER_CONCURRENT_REQUESTS,
   MAX_CODE_MODE_MEMORY_BYTES,
   MAX_CONCURRENT_REQUESTS_LIMIT,
@@ -19,6 +21,7 @@ import {
   MAX_SHUTDOWN_GRACE_MS,
   MAX_STARTUP_WAIT_MS,
   MAX_TIMEOUT_MS,
+  MIN_ACTIVITY_MAX_RECORDS,
   MIN_CONNECT_TIMEOUT_MS,
   MIN_MAX_HOST_CALLS,
   MIN_MAX_OUTPUT_BYTES,
@@ -96,12 +99,6 @@ export const userConfigSchema = z.object({
       error: 'must be a PostgreSQL URL like "postgres://user:password@host:5432/codemux"',
     })
     .optional(),
-  instance_id: z
-    .string({ error: 'must be a string' })
-    .regex(INSTANCE_ID_PATTERN, {
-      error: 'must be 1-64 characters of A-Z, a-z, 0-9, _ and - (it prefixes session ids)',
-    })
-    .optional(),
   api_key: z
     .string({ error: 'must be a string' })
     .min(1, { error: 'must not be empty' })
@@ -141,6 +138,13 @@ export const userConfigSchema = z.object({
     )
     .optional(),
   startup_wait_ms: intIn(0, MAX_STARTUP_WAIT_MS).optional(),
+  activity_enabled: z.boolean({ error: 'must be true or false' }).optional(),
+  activity_retention_days: intIn(1, MAX_ACTIVITY_RETENTION_DAYS).optional(),
+  activity_max_records: intIn(MIN_ACTIVITY_MAX_RECORDS, MAX_ACTIVITY_MAX_RECORDS).optional(),
+  instance_id: z
+    .string({ error: 'must be a string' })
+    .regex(INSTANCE_ID_PATTERN, { error: 'must be 1-32 characters of A-Z, a-z, 0-9, _ and -' })
+    .optional(),
   tool_description_budget_tokens: intIn(0, MAX_DESCRIPTION_BUDGET_TOKENS).optional(),
   shutdown_grace_ms: intIn(0, MAX_SHUTDOWN_GRACE_MS).optional(),
   code_mode: z

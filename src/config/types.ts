@@ -78,8 +78,6 @@ export interface ResolvedConfig {
   databaseUrl?: string;
   /** Where databaseUrl came from, for messages: `"database_url" in FILE` or `CODEMUX_DATABASE_URL`. */
   databaseUrlSource?: string;
-  /** This process's name among instances: prefix of its MCP session ids, recorded in activity. */
-  instanceId: string;
   /** The largest HTTP request body on any route (413 beyond it). */
   maxRequestBytes: number;
   apiKey?: string;
@@ -95,6 +93,10 @@ export interface ResolvedConfig {
   shutdownGraceMs: number;
   /** How long `codemux stdio`'s first tools/list waits for servers still connecting. */
   startupWaitMs: number;
+  /** Activity history: on/off, retention. */
+  activity: { enabled: boolean; retentionDays: number; maxRecords: number };
+  /** This gateway's name in records and session ids (`instance_id`, generated when absent). */
+  instanceId: string;
   servers: ServerConfig[];
   /** Unknown or ignored keys, one line each, for the commands to print on stderr. */
   warnings: string[];
