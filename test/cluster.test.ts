@@ -212,6 +212,24 @@ describe('three gateways on one PostgreSQL behind a session-routing balancer', (
     expect(peakAcrossInstances()).toBe(CLUSTER_LIMIT);
   });
 
+  it('keeps the activity of every instance in one table, each record naming its instance', async () => {
+    for (const id of INSTANCES) {
+      const run = await rest(gateways.get(id)!, 'POST', '/api/v1/code/exec', {
+        code: `return "from ${id}";`,
+      });
+      expect(run.json.ok).toBe(true);
+    }
+    // Written off the request path (batched): read from one instance until all three are there.
+    const alpha = gateways.get('alpha')!;
+    await within(10_000, async () => {
+      const page = await rest(alpha, 'GET', '/api/v1/activity?kind=execution&limit=500');
+      const seen = new Set(
+        (page.json.items as Array<{ instance_id: string }>).map((r) => r.instance_id),
+      );
+      return INSTANCES.every((id) => seen.has(id));
+    });
+  });
+
   it('starts a new session elsewhere after the owner dies (404 first)', async () => {
     const { client, transport } = await connect();
     const owner = ownerOf(transport);
@@ -258,4 +276,29 @@ describe('three gateways on one PostgreSQL behind a session-routing balancer', (
     expect(run.json.ok).toBe(true);
     expect(JSON.stringify(run.json)).toContain('free');
   }, 60_000);
+});
+
+describe('a database that cannot be reached', () => {
+  const closedUrl = () => `postgres://codemux:hunter2@127.0.0.1:${postgres.port + 1}/codemux`;
+  it.each([
+    ['serve', ['serve'], 'file'],
+    ['token list', ['token', 'list'], 'file'],
+    ['code-tools list', ['code-tools', 'list'], 'file'],
+    ['activity list', ['activity', 'list'], 'file'],
+    ['serve with CODEMUX_DATABASE_URL', ['serve'], 'env'],
+  ])('%s exits 2 naming where the URL came from', async (_name, args, from) => {
+    const file = writeConfig(from === 'file' ? { database_url: closedUrl() } : {});
+    try {
+      const env =
+        from === 'env' ? { ...process.env, CODEMUX_DATABASE_URL: closedUrl() } : process.env;
+      const run = await runCli([...args, '--config', file], { env });
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(from === 'file' ? '"database_url"' : 'CODEMUX_DATABASE_URL');
+      expect(run.stderr).toContain('cannot use the PostgreSQL database');
+      expect(run.stderr).not.toContain('hunter2');
+      expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    }
+  });
 });
