@@ -77,6 +77,12 @@ export async function startPostgres(): Promise<RunningPostgres> {
     cwd: dir,
     ...user,
   });
+  // A test run that ends without stop() (a hook timeout, a crash) must not leave the server behind.
+  const onExit = () => {
+    child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000);
@@ -116,6 +122,7 @@ export async function startPostgres(): Promise<RunningPostgres> {
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
     async stop() {
+      process.removeListener('exit', onExit);
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         // SIGINT is PostgreSQL's fast shutdown: clients are disconnected at once.
