@@ -153,6 +153,31 @@ describe('three gateways on one PostgreSQL behind a session-routing balancer', (
     expect(body.error.message).toContain(`belongs to instance "${ownerOf(transport)}"`);
   });
 
+  it('prefixes legacy SSE session ids too, and another instance answers 404 for them', async () => {
+    const alpha = gateways.get('alpha')!;
+    const abort = new AbortController();
+    const stream = await fetch(`${alpha.url}/sse`, {
+      headers: { 'x-api-key': API_KEY },
+      signal: abort.signal,
+    });
+    const reader = stream.body!.getReader();
+    let text = '';
+    while (!text.includes('sessionId='))
+      text += new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+    const id = /sessionId=([^\s&]+)/.exec(text)![1]!;
+    expect(id).toMatch(/^alpha\.[0-9a-f-]{36}$/);
+    const elsewhere = await fetch(`${gateways.get('bravo')!.url}/messages?sessionId=${id}`, {
+      method: 'POST',
+      headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(elsewhere.status).toBe(404);
+    expect(((await elsewhere.json()) as { error: { message: string } }).error.message).toContain(
+      'belongs to instance "alpha"',
+    );
+  });
+
   it('propagates a code tool made on one instance to every instance, with list_changed', async () => {
     // Round-robin puts the next three sessions on the three instances.
     const sessions = [await connect(), await connect(), await connect()];
