@@ -17,6 +17,8 @@ export interface RunningPostgres {
   /** A URL for a fresh database named `name` (created on the first call). */
   database(name: string): Promise<string>;
   port: number;
+  /** Stops the server (every client is disconnected), waits `downMs`, starts it again on the same data and port. */
+  restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -72,39 +74,57 @@ export async function startPostgres(): Promise<RunningPostgres> {
     '-c',
     'max_connections=200',
   ];
-  const child: ChildProcess = spawn(path.join(bin, 'postgres'), args, {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    cwd: dir,
-    ...user,
-  });
+  const admin = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let child: ChildProcess | undefined;
   // A test run that ends without stop() (a hook timeout, a crash) must not leave the server behind.
   const onExit = () => {
-    child.kill('SIGKILL');
+    child?.kill('SIGKILL');
     fs.rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', onExit);
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  const admin = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  for (;;) {
-    const client = new pg.Client({ connectionString: admin });
-    try {
-      await client.connect();
-      await client.end();
-      break;
-    } catch (error) {
-      await client.end().catch(() => {});
-      if (child.exitCode !== null || Date.now() > deadline) {
-        child.kill('SIGKILL');
-        fs.rmSync(dir, { recursive: true, force: true });
-        throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${stderr}`);
+
+  /** Spawns the server on the data dir and waits until it accepts connections. */
+  const launch = async () => {
+    const server = spawn(path.join(bin, 'postgres'), args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      cwd: dir,
+      ...user,
+    });
+    child = server;
+    let stderr = '';
+    server.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    for (;;) {
+      const client = new pg.Client({ connectionString: admin });
+      try {
+        await client.connect();
+        await client.end();
+        return;
+      } catch (error) {
+        await client.end().catch(() => {});
+        if (server.exitCode !== null || Date.now() > deadline) {
+          process.removeListener('exit', onExit);
+          onExit();
+          throw new Error(`PostgreSQL did not start: ${(error as Error).message}\n${stderr}`);
+        }
+        await new Promise((r) => setTimeout(r, 100));
       }
-      await new Promise((r) => setTimeout(r, 100));
     }
-  }
+  };
+  /** Fast shutdown (SIGINT): clients are disconnected at once. */
+  const halt = async () => {
+    const server = child;
+    if (!server || server.exitCode !== null || server.signalCode !== null) return;
+    const exited = new Promise((r) => server.once('exit', r));
+    server.kill('SIGINT');
+    const timer = setTimeout(() => server.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  await launch();
+
   const created = new Set<string>();
   return {
     port,
@@ -121,16 +141,14 @@ export async function startPostgres(): Promise<RunningPostgres> {
       }
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
+    async restart(downMs = 0) {
+      await halt();
+      if (downMs > 0) await new Promise((r) => setTimeout(r, downMs));
+      await launch();
+    },
     async stop() {
       process.removeListener('exit', onExit);
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        // SIGINT is PostgreSQL's fast shutdown: clients are disconnected at once.
-        child.kill('SIGINT');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await halt();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

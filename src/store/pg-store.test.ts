@@ -113,6 +113,28 @@ describe('PostgreSQL across instances', () => {
     }
   });
 
+  it('survives a database restart: tokens refused while it is down, notices heard again after', async () => {
+    const { store: a, url } = await freshStore();
+    const b = await openPgStore(url);
+    try {
+      const { token } = await a.tokens.create('ci', ['github']);
+      const other = await a.tokens.create('other', ['github']);
+      expect(await eventually(() => b.tokens.verify(token) !== undefined)).toBe(true);
+      const restarting = server.restart(1_500);
+      // Down: notices cannot be heard, so no token passes.
+      expect(await eventually(() => b.tokens.verify(token) === undefined, 1_500)).toBe(true);
+      await restarting;
+      // Back, listening again and reloaded: the token passes again...
+      expect(await eventually(() => b.tokens.verify(token) !== undefined, 10_000)).toBe(true);
+      // ...and a revoke made now reaches the other instance (LISTEN is back).
+      await a.tokens.revoke('ci');
+      expect(await eventually(() => b.tokens.verify(token) === undefined)).toBe(true);
+      expect(b.tokens.verify(other.token)?.name).toBe('other');
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
   it('tells the other instances about code tool changes, not the one that made them', async () => {
     const { store: a, url } = await freshStore();
     const b = await openPgStore(url);
