@@ -255,6 +255,45 @@ describe('three gateways on one PostgreSQL behind a session-routing balancer', (
     });
   });
 
+  it('keeps every instance serving through a database restart', async () => {
+    await postgres.restart(500);
+    for (const id of INSTANCES) {
+      const gateway = gateways.get(id)!;
+      expect(gateway.child.exitCode).toBeNull();
+      await within(10_000, async () => {
+        const run = await rest(gateway, 'POST', '/api/v1/code/exec', {
+          code: 'return await call_tool("fixture", "echo", { message: "after" });',
+        });
+        return run.json.ok === true;
+      });
+    }
+    const created = await runCli([
+      'token',
+      'create',
+      '--name',
+      'after-restart',
+      '--servers',
+      'fixture',
+      '--config',
+      configs.get('charlie')!,
+      '-o',
+      'json',
+    ]);
+    expect(created.code).toBe(0);
+    for (const id of INSTANCES) {
+      await within(5_000, async () => {
+        const answer = await rest(
+          gateways.get(id)!,
+          'GET',
+          '/api/v1/servers',
+          undefined,
+          created.json.token,
+        );
+        return answer.status === 200;
+      });
+    }
+  });
+
   it('starts a new session elsewhere after the owner dies (404 first)', async () => {
     const { client, transport } = await connect();
     const owner = ownerOf(transport);
