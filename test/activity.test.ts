@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from './gateway.ts';
+import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { BIN, runCli, SERVERS, writeConfig } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: activity records as JSON
@@ -14,11 +14,7 @@ let configFile: string;
 beforeAll(async () => {
   configFile = writeConfig({ mcpServers: [SERVERS.fixture, SERVERS.everything] });
   gateway = await startGateway(configFile);
-  for (let i = 0; i < 100; i++) {
-    const { json } = await gateway.rest('GET', '/api/v1/servers');
-    if (json.value.servers.every((s: { state: string }) => s.state === 'ready')) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitUntilReady(gateway);
 }, 30_000);
 
 afterAll(async () => {

@@ -97,6 +97,9 @@ describe('unknown -o formats', () => {
     ['code', 'scripts', 'list'],
     ['token', 'list'],
     ['token', 'create', '--name', 'n', '--servers', 'x'],
+    ['code-tools', 'list'],
+    ['activity', 'list'],
+    ['activity', 'show', 'some-id'],
   ])('%s %s exits 2', async (...args) => {
     const out = await runCli([...args, '--config', file, '-o', 'xml']);
     expect(out.code).toBe(2);

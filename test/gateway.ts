@@ -71,3 +71,13 @@ export async function startGateway(configFile: string): Promise<RunningGateway> 
       }),
   };
 }
+
+/** Waits until every upstream of `gateway` is ready (at most `timeoutMs`). */
+export async function waitUntilReady(gateway: RunningGateway, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { json } = await gateway.rest('GET', '/api/v1/servers');
+    if (json.value.servers.every((s: { state: string }) => s.state === 'ready')) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODE_EXECUTION_INPUT_SCHEMA } from '../src/mcp/index.ts';
-import { type RunningGateway, startGateway } from './gateway.ts';
+import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { BIN, FIXTURE_SERVER, ROOT, runCli, SERVERS, writeConfig } from './helpers.ts';
 
 const run = promisify(execFile);
@@ -24,12 +24,7 @@ const baseConfig = {
 beforeAll(async () => {
   configFile = writeConfig(baseConfig);
   gateway = await startGateway(configFile);
-  // Wait until both upstreams are connected.
-  for (let i = 0; i < 100; i++) {
-    const { json } = await gateway.rest('GET', '/api/v1/servers');
-    if (json.value.servers.every((s: { state: string }) => s.state === 'ready')) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitUntilReady(gateway);
 }, 30_000);
 
 afterAll(async () => {

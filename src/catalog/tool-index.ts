@@ -10,6 +10,21 @@ function tokenize(text: string): string[] {
     .filter(Boolean);
 }
 
+/**
+ * A search's cost grows with its distinct terms and with fuzzy matching of each: a query keeps
+ * its first MAX_SEARCH_TERMS distinct words, and only words of FUZZY_MIN_CHARS or more match
+ * fuzzily, within MAX_FUZZY_EDITS edits. So one search stays around a millisecond however
+ * long the query (at most 512 characters, refused above by the catalog).
+ */
+export const MAX_SEARCH_TERMS = 12;
+const FUZZY_MIN_CHARS = 4;
+const MAX_FUZZY_EDITS = 2;
+
+/** The words a query is searched by: lower case, distinct, at most MAX_SEARCH_TERMS. */
+export function searchTerms(text: string): string[] {
+  return [...new Set(tokenize(text).map((t) => t.toLowerCase()))].slice(0, MAX_SEARCH_TERMS);
+}
+
 interface Document {
   id: number;
   name: string;
@@ -34,7 +49,8 @@ export class ToolIndex {
       searchOptions: {
         boost: { name: 3, params: 1.5, namespace: 1, description: 1 },
         prefix: true,
-        fuzzy: 0.15,
+        fuzzy: (term) => (term.length >= FUZZY_MIN_CHARS ? 0.15 : false),
+        maxFuzzy: MAX_FUZZY_EDITS,
       },
     });
     this.search.addAll(
@@ -51,7 +67,7 @@ export class ToolIndex {
   /** Entries best match first, among those `keep` accepts. */
   query(text: string, keep: (entry: ToolEntry) => boolean, limit: number): ToolEntry[] {
     const out: ToolEntry[] = [];
-    for (const hit of this.search.search(text)) {
+    for (const hit of this.search.search(searchTerms(text).join(' '))) {
       const entry = this.entries[hit.id as number]!;
       if (!keep(entry)) continue;
       out.push(entry);

@@ -8,6 +8,7 @@ import type { CodeTools } from '../codetools/index.ts';
 import { isListed } from '../codetools/index.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
 import { loadConfigOrExit } from './load-config.ts';
+import { addOutputOption } from './options.ts';
 import { printJson } from './output.ts';
 import { renderTable } from './table.ts';
 
@@ -49,29 +50,28 @@ export function registerCodeTools(program: Command): void {
     'MCP configuration file (its data_dir holds the code tools)',
   ] as const;
 
-  group
+  const list = group
     .command('list')
     .description('List the code tools')
-    .option(...configOption)
-    .option('-o, --output <format>', 'table (default) or json')
-    .action((flags: Flags) =>
-      withCodeTools(flags, async (codeTools) => {
-        const tools = await codeTools.all();
-        if (flags.output === 'json') return printJson({ tools });
-        process.stdout.write(
-          renderTable(
-            ['NAME', 'LISTED', 'PARAMS', 'VERSION', 'DESCRIPTION'],
-            tools.map((t) => [
-              t.name,
-              isListed(t) ? 'yes' : t.enabled ? 'no (empty)' : 'no (disabled)',
-              t.params.map((p) => `${p.name}:${p.type}${p.required ? '' : '?'}`).join(' '),
-              String(t.version),
-              t.description,
-            ]),
-          ),
-        );
-      }),
-    );
+    .option(...configOption);
+  addOutputOption(list, ['table', 'json']).action((flags: Flags) =>
+    withCodeTools(flags, async (codeTools) => {
+      const tools = await codeTools.all();
+      if (flags.output === 'json') return printJson({ tools });
+      process.stdout.write(
+        renderTable(
+          ['NAME', 'LISTED', 'PARAMS', 'VERSION', 'DESCRIPTION'],
+          tools.map((t) => [
+            t.name,
+            isListed(t) ? 'yes' : t.enabled ? 'no (empty)' : 'no (disabled)',
+            t.params.map((p) => `${p.name}:${p.type}${p.required ? '' : '?'}`).join(' '),
+            String(t.version),
+            t.description,
+          ]),
+        ),
+      );
+    }),
+  );
 
   group
     .command('show <name>')

@@ -121,6 +121,15 @@ export interface ExecuteServiceDeps {
   activity?: ActivityRecorder;
 }
 
+/** A failed run's result: the diagnostic, with what the program logged and called before. */
+function errorResult(
+  d: Diagnostic,
+  logs: string[] = [],
+  toolCalls: ExecuteResult['toolCalls'] = [],
+): ExecuteResult {
+  return { status: 'error', result: null, error: d, diagnostics: [d], logs, toolCalls };
+}
+
 /** An execute result in the history's terms: `{ok, value}` or `{ok: false, error: {code, message}}`. */
 function asEnvelope(outcome: ExecuteOutcome): Envelope {
   const { result } = outcome;
@@ -224,16 +233,7 @@ export class ExecuteService {
         message: `${refusal.code}: ${refusal.message}`,
         code: refusal.code,
       };
-      return {
-        result: {
-          status: 'error',
-          result: null,
-          error: d,
-          diagnostics: [d],
-          logs: [],
-          toolCalls: [],
-        },
-      };
+      return { result: errorResult(d) };
     }
     const limits = config.codeMode;
     if (this.running >= limits.maxConcurrentExecutions) {
@@ -259,9 +259,7 @@ export class ExecuteService {
       d: Diagnostic,
       logs: string[] = [],
       toolCalls: ExecuteResult['toolCalls'] = [],
-    ): ExecuteOutcome => ({
-      result: { status: 'error', result: null, error: d, diagnostics: [d], logs, toolCalls },
-    });
+    ): ExecuteOutcome => ({ result: errorResult(d, logs, toolCalls) });
     const size = Buffer.byteLength(code);
     if (size > MAX_SOURCE_BYTES) {
       return fail(
@@ -381,14 +379,7 @@ export class ExecuteService {
         `result size limit exceeded: the result alone is larger than max_output_bytes (${maxBytes} bytes)`,
       );
       return {
-        result: {
-          status: 'error',
-          result: null,
-          error: d,
-          diagnostics: [d],
-          logs: [],
-          toolCalls: [],
-        },
+        result: errorResult(d),
         truncation: { logsOmitted: result.logs.length, toolCallsOmitted: result.toolCalls.length },
       };
     }

@@ -82,6 +82,7 @@ export function createRuntime(
       size: config.codeExecution.poolSize,
       warm: options.warmWorkers,
       memoryLimitBytes: config.codeExecution.memoryLimitMb * 1_048_576,
+      engine: { onWarning: (message) => logger.warn(message) },
     }),
   );
   const current = () => config;

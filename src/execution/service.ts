@@ -72,6 +72,14 @@ interface SandboxRun {
 /** A code tool without allowed_servers is the language only, as in Vectoralix. */
 const LANGUAGE_ONLY_HIDDEN = ['call_tool', 'call_tools', 'tools', 'catalog'];
 
+/** A source that did not prepare, as an error at its position. */
+function positioned(
+  code: string,
+  failure: { message: string; line?: number; column?: number },
+): ErrorBody {
+  return { code, message: failure.message, line: failure.line, column: failure.column };
+}
+
 function refusal(error: ErrorBody, started: number): ExecutionResult {
   return {
     envelope: { ok: false, error },
@@ -150,17 +158,7 @@ export class ExecutionService {
     // The same name for inline and stored sources: results are byte-identical.
     const filename = language === 'typescript' ? 'code.ts' : 'code.js';
     const prepared = await prepareSource(code, language);
-    if (!prepared.ok) {
-      return refusal(
-        {
-          code: 'TRANSPILE_ERROR',
-          message: prepared.message,
-          line: prepared.line,
-          column: prepared.column,
-        },
-        started,
-      );
-    }
+    if (!prepared.ok) return refusal(positioned('TRANSPILE_ERROR', prepared), started);
     let globalsJson: string;
     try {
       globalsJson = JSON.stringify({ input: request.input });
@@ -247,17 +245,7 @@ export class ExecutionService {
     if (!cast.ok) return refusal({ code: 'INVALID_ARGS', message: cast.message }, started);
     const filename = `${tool.name}.js`;
     const prepared = await prepareSource(tool.code, 'javascript');
-    if (!prepared.ok) {
-      return refusal(
-        {
-          code: 'SYNTAX_ERROR',
-          message: prepared.message,
-          line: prepared.line,
-          column: prepared.column,
-        },
-        started,
-      );
-    }
+    if (!prepared.ok) return refusal(positioned('SYNTAX_ERROR', prepared), started);
     const languageOnly = tool.allowed_servers.length === 0;
     return this.runSandbox({
       started,

@@ -32,6 +32,14 @@ const TIMEOUT_OUTCOME: JobOutcome = {
   error: { code: 'TIMEOUT', message: 'JavaScript execution timed out', stack: '' },
 };
 
+/** How the worker prepares instances, and who hears when it cannot restore them. */
+export interface EngineOptions {
+  /** Told when a worker falls back to fresh instances, with the check that failed. */
+  onWarning?: (message: string) => void;
+  /** Tests only: weakens the restore so the worker's self-test must refuse it. */
+  restoreFault?: WorkerInit['restoreFault'];
+}
+
 export class PoolWorker {
   private readonly worker: Worker;
   private readonly port: MessagePort;
@@ -42,13 +50,16 @@ export class PoolWorker {
   private prepared = false;
   private nextExecId = 1;
   private dead = false;
+  /** Reported by the worker at start: instances restored in place, or fresh ones. */
+  engineMode: 'restore' | 'fresh' | undefined;
   readonly ready: Promise<void>;
 
   constructor(
-    wasmModule: WebAssembly.Module,
+    wasm: { module: WebAssembly.Module; mutableGlobals: number },
     memoryLimitBytes: number,
     stackLimitBytes: number,
     private readonly onGone: (worker: PoolWorker) => void,
+    private readonly engine: EngineOptions = {},
   ) {
     const channel = new MessageChannel();
     const signal = new SharedArrayBuffer(4);
@@ -57,9 +68,11 @@ export class PoolWorker {
     const init: WorkerInit = {
       port: channel.port2,
       signal,
-      wasmModule,
+      wasmModule: wasm.module,
+      mutableGlobals: wasm.mutableGlobals,
       stackLimitBytes,
       memoryLimitBytes,
+      ...(engine.restoreFault ? { restoreFault: engine.restoreFault } : {}),
     };
     this.worker = new Worker(workerEntry(), {
       workerData: init,
@@ -72,9 +85,12 @@ export class PoolWorker {
       stderr: false,
     });
     this.ready = new Promise((resolve, reject) => {
-      this.worker.once('message', (message: WorkerToHost) => {
-        if (message.type === 'ready') resolve();
-      });
+      const onReady = (message: WorkerToHost) => {
+        if (message.type !== 'ready') return;
+        this.worker.off('message', onReady);
+        resolve();
+      };
+      this.worker.on('message', onReady);
       this.worker.once('error', reject);
     });
     this.ready.catch(() => {});
@@ -125,6 +141,11 @@ export class PoolWorker {
 
   private onWorkerMessage(message: WorkerToHost): void {
     if (message.type === 'ready') this.prepared = true;
+    else if (message.type === 'engine') {
+      this.engineMode = message.mode;
+      if (message.warning)
+        this.engine.onWarning?.(`sandbox worker uses fresh instances: ${message.warning}`);
+    }
   }
 
   private onWatchdog(execId: number): void {

@@ -6,8 +6,9 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { JobBridge, SandboxExecutor } from './executor.ts';
-import { PoolWorker } from './pool-worker.ts';
+import { type EngineOptions, PoolWorker } from './pool-worker.ts';
 import type { JobOutcome, JobSpec } from './protocol.ts';
+import { countMutableGlobals } from './wasm-globals.ts';
 
 /** QuickJS's own recursion guard; below the worker's native stack so it trips first. */
 export const GUEST_STACK_LIMIT_BYTES = 1_048_576;
@@ -19,6 +20,8 @@ export interface PoolOptions {
   warm?: number;
   /** Memory cap of the instances prepared before the first job says otherwise. */
   memoryLimitBytes: number;
+  /** Warnings (a worker that cannot restore instances) and the tests' restore fault. */
+  engine?: EngineOptions;
 }
 
 interface Waiting {
@@ -28,14 +31,21 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
-let compiled: Promise<WebAssembly.Module> | undefined;
+export interface CompiledQuickJs {
+  module: WebAssembly.Module;
+  /** Its mutable wasm globals; the workers' snapshot restore requires exactly one. */
+  mutableGlobals: number;
+}
+
+let compiled: Promise<CompiledQuickJs> | undefined;
 
 /** The QuickJS wasm, compiled once per process and shared with every worker. */
-function quickjsModule(): Promise<WebAssembly.Module> {
+function quickjsModule(): Promise<CompiledQuickJs> {
   compiled ??= (async () => {
     const require = createRequire(import.meta.url);
     const file = require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
-    return WebAssembly.compile(await fs.promises.readFile(file));
+    const bytes = await fs.promises.readFile(file);
+    return { module: await WebAssembly.compile(bytes), mutableGlobals: countMutableGlobals(bytes) };
   })();
   return compiled;
 }
@@ -43,7 +53,7 @@ function quickjsModule(): Promise<WebAssembly.Module> {
 export class SandboxPool implements SandboxExecutor {
   private readonly workers = new Set<PoolWorker>();
   private readonly queue: Waiting[] = [];
-  private wasm: WebAssembly.Module | undefined;
+  private wasm: CompiledQuickJs | undefined;
   private starting: Promise<void> | undefined;
   private stopped = false;
 
@@ -65,6 +75,7 @@ export class SandboxPool implements SandboxExecutor {
       this.options.memoryLimitBytes,
       GUEST_STACK_LIMIT_BYTES,
       (gone) => this.onGone(gone),
+      this.options.engine,
     );
     this.workers.add(worker);
     return worker;
@@ -105,6 +116,11 @@ export class SandboxPool implements SandboxExecutor {
       this.queue.push({ job, bridge, resolve, timer });
       this.dispatch();
     });
+  }
+
+  /** How each live worker prepares instances ('restore' or 'fresh'; undefined while starting). */
+  engineModes(): Array<'restore' | 'fresh' | undefined> {
+    return [...this.workers].map((w) => w.engineMode);
   }
 
   /** An idle worker, preferring one whose next instance is already prepared. */

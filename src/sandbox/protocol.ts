@@ -45,9 +45,13 @@ export interface WorkerInit {
   signal: SharedArrayBuffer;
   /** The QuickJS WebAssembly module, compiled once by the host. */
   wasmModule: WebAssembly.Module;
+  /** Mutable wasm globals the module has; the snapshot restore requires exactly one (the stack pointer). */
+  mutableGlobals: number;
   stackLimitBytes: number;
   /** Memory cap of the first instance the worker prepares. */
   memoryLimitBytes: number;
+  /** Tests only: a snapshot-restore step to skip, which the worker's self-test must catch. */
+  restoreFault?: 'skip-heap';
 }
 
 /** Host -> worker, on the worker's own message channel (parentPort). */
@@ -73,8 +77,13 @@ export interface GuestError {
 
 export type JobOutcome = { ok: true; valueJson: string } | { ok: false; error: GuestError };
 
-/** Worker -> host, on parentPort. */
-export type WorkerToHost = { type: 'ready' };
+/**
+ * Worker -> host, on parentPort. `engine` comes first and says how the worker prepares
+ * instances: restored in place from a snapshot, or fresh (with the failed check as `warning`).
+ */
+export type WorkerToHost =
+  | { type: 'ready' }
+  | { type: 'engine'; mode: 'restore' | 'fresh'; warning?: string };
 
 /** One tool call, as the guest prelude validated it. Travels as JSON text. */
 export interface CallRequest {

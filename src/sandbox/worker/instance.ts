@@ -19,6 +19,13 @@ const WASM_PAGE_BYTES = 65_536;
 const INITIAL_PAGES = 256;
 /** Room above the QuickJS heap cap for the C stack and static data, so the JS heap limit trips first. */
 const MEMORY_HEADROOM_BYTES = 8 * 1_048_576;
+/** The part of the WebAssembly API Node's types leave out. */
+interface WasmInstance {
+  exports: Record<string, unknown>;
+}
+interface WasmApi {
+  Instance: new (module: WebAssembly.Module, imports: object) => WasmInstance;
+}
 /** The package's types describe its CommonJS face; under ESM the default export is the variant. */
 const variant = releaseSync as unknown as QuickJSSyncVariant;
 
@@ -48,6 +55,13 @@ export interface Instance {
   intl?: QuickJSHandle;
   /** True once the guest asked for Intl. */
   usedIntl: boolean;
+  /** The raw exports of this instance's wasm (the snapshot restore reads the stack pointer through them). */
+  exports: Record<string, unknown>;
+  /**
+   * Bytes of linear memory the program has taken so far: the memory's length, or the heap's
+   * break once a snapshot knows where to read it (a restored memory never shrinks).
+   */
+  usedBytes: () => number;
 }
 
 function installHostFunctions(instance: Instance): void {
@@ -88,7 +102,7 @@ function compileIntl(context: QuickJSContext): QuickJSHandle {
   return context.unwrapResult(context.evalCode(INTL_SOURCE, '<intl>'));
 }
 
-const idleHost: HostHooks = {
+export const idleHost: HostHooks = {
   call: () => {
     throw new Error('no execution is running');
   },
@@ -116,8 +130,16 @@ export async function createInstance(
     Math.ceil((memoryLimitBytes + MEMORY_HEADROOM_BYTES) / WASM_PAGE_BYTES),
   );
   const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: maximumPages });
+  let exports: Record<string, unknown> | undefined;
+  // Instantiated here rather than through newVariant's wasmModule option, to keep the exports.
+  const instantiateWasm = (imports: object, onSuccess: (instance: WasmInstance) => void) => {
+    const wasm = new (WebAssembly as unknown as WasmApi).Instance(wasmModule, imports);
+    exports = wasm.exports;
+    onSuccess(wasm);
+    return wasm.exports;
+  };
   const module = await newQuickJSWASMModuleFromVariant(
-    newVariant(variant, { wasmModule, wasmMemory: memory }),
+    newVariant(variant, { wasmMemory: memory, emscriptenModule: { instantiateWasm } }),
   );
   const runtime = module.newRuntime();
   runtime.setMemoryLimit(memoryLimitBytes);
@@ -137,6 +159,8 @@ export async function createInstance(
     host: idleHost,
     shouldInterrupt: () => false,
     usedIntl: false,
+    exports: exports!,
+    usedBytes: () => memory.buffer.byteLength,
   };
   runtime.setInterruptHandler(() => instance.shouldInterrupt());
   installHostFunctions(instance);
@@ -163,5 +187,5 @@ function warmUp(instance: Instance): void {
 
 /** True when the instance's memory has grown to (nearly) its cap. */
 export function memoryExhausted(instance: Instance): boolean {
-  return instance.memory.buffer.byteLength >= instance.memoryLimitBytes * 0.9;
+  return instance.usedBytes() >= instance.memoryLimitBytes * 0.9;
 }
