@@ -29,6 +29,8 @@ function configFor(instanceId: string): Record<string, unknown> {
     api_key: API_KEY,
     database_url: databaseUrl,
     instance_id: instanceId,
+    // Three gateways share two cores with the rest of the suite: small worker pools.
+    code_execution_pool_size: 2,
     mcpServers: [
       {
         ...SERVERS.fixture,

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { guardClient } from './pg-database.ts';
 
 /** Retry period for a slot held by another instance (a local release wakes waiters at once). */
 const SLOT_RETRY_MS = 25;
@@ -47,15 +48,10 @@ export function pgClusterSlots(url: string): PgClusterSlots {
   let closed = false;
 
   /** One pass over the slots from a random start; the connection holding the lock, or undefined. */
-  const guarded = new WeakSet<pg.PoolClient>();
   const tryOnce = async (key: number, limit: number) => {
-    const client = await pool.connect();
     // A held connection the server ends (a restart, a kill) must not crash the process; the
     // slot is freed with it and the next unlock fails, which releases it as broken.
-    if (!guarded.has(client)) {
-      guarded.add(client);
-      client.on('error', () => {});
-    }
+    const client = guardClient(await pool.connect());
     try {
       const start = Math.floor(Math.random() * limit);
       for (let i = 0; i < limit; i++) {

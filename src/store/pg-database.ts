@@ -45,6 +45,20 @@ export function redactUrl(url: string): string {
   return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 }
 
+const guarded = new WeakSet<pg.ClientBase>();
+/**
+ * A connection checked out of a pool has no 'error' listener of the pool's: one the server ends
+ * between two statements (a restart, an admin) would throw from an event emitter and end the
+ * process. With this listener the next statement fails instead, and its caller handles that.
+ */
+export function guardClient<C extends pg.ClientBase>(client: C): C {
+  if (!guarded.has(client)) {
+    guarded.add(client);
+    client.on('error', () => {});
+  }
+  return client;
+}
+
 async function migrate(client: pg.ClientBase): Promise<void> {
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
   try {
@@ -89,7 +103,7 @@ export async function openPgDatabase(url: string, source = 'database_url'): Prom
   // An idle connection the server closed must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   try {
-    const client = await pool.connect();
+    const client = guardClient(await pool.connect());
     try {
       await migrate(client);
     } finally {
@@ -173,17 +187,21 @@ export async function openPgDatabase(url: string, source = 'database_url'): Prom
     pool,
     query: (sql, params) => pool.query(sql, params),
     async transaction(body) {
-      const client = await pool.connect();
+      const client = guardClient(await pool.connect());
+      // A connection whose ROLLBACK failed is broken: released with the error, the pool drops it.
+      let broken: Error | undefined;
       try {
         await client.query('BEGIN');
         const result = await body(client);
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
+        await client.query('ROLLBACK').catch((e: Error) => {
+          broken = e;
+        });
         throw error;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
     async notify(topic) {

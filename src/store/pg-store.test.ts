@@ -135,6 +135,28 @@ describe('PostgreSQL across instances', () => {
     }
   });
 
+  it('survives its connection being ended in the middle of a transaction', async () => {
+    const url = await server.database('mid-transaction');
+    const db = await openPgDatabase(url);
+    try {
+      const failed = db.transaction(async (client) => {
+        await client.query('SELECT 1');
+        // Between two statements the server ends this connection (a restart, an admin).
+        await sql(
+          url,
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%'",
+        );
+        await new Promise((r) => setTimeout(r, 200));
+        await client.query('SELECT 2');
+      });
+      await expect(failed).rejects.toThrow();
+      // The pool hands out a working connection next.
+      expect((await db.query('SELECT 3 AS n')).rows).toEqual([{ n: 3 }]);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('tells the other instances about code tool changes, not the one that made them', async () => {
     const { store: a, url } = await freshStore();
     const b = await openPgStore(url);
