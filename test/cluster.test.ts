@@ -261,7 +261,7 @@ describe('three gateways on one PostgreSQL behind a session-routing balancer', (
     await postgres.restart(500);
     for (const id of INSTANCES) {
       const gateway = gateways.get(id)!;
-      expect(gateway.child.exitCode).toBeNull();
+      expect(gateway.child.exitCode, gateway.output().slice(-2000)).toBeNull();
       await within(10_000, async () => {
         const run = await rest(gateway, 'POST', '/api/v1/code/exec', {
           code: 'return await call_tool("fixture", "echo", { message: "after" });',
