@@ -57,8 +57,8 @@ async function fromDatabase<T>(
   config: ResolvedConfig,
   read: (store: import('../store/index.ts').Store) => Promise<T>,
 ): Promise<T> {
-  const { openStore } = await import('../store/open-store.ts');
-  const store = openStore(config.dataDir);
+  const { openStoreOrExit } = await import('./open-store.ts');
+  const store = await openStoreOrExit(config);
   try {
     return await read(store);
   } finally {

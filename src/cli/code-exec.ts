@@ -123,7 +123,7 @@ async function run(flags: ExecFlags): Promise<number> {
   }
   // Standalone runs are recorded in the same history as the gateway's (the data dir's database).
   const store = config.activity.enabled
-    ? (await import('../store/open-store.ts')).openStore(config.dataDir)
+    ? await (await import('./open-store.ts')).openStoreOrExit(config)
     : undefined;
   const runtime = createRuntime(config, logger, {
     warmWorkers: 1,

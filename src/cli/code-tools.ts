@@ -25,12 +25,12 @@ async function withCodeTools(
 ): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
-  // SQLite loads only for these commands.
-  const { openCodeToolStore } = await import('../store/sqlite-code-tool-store.ts');
+  // The database loads only for these commands.
+  const { openStoreOrExit } = await import('./open-store.ts');
   const { CodeTools } = await import('../codetools/code-tools.ts');
-  const store = openCodeToolStore(config.dataDir);
+  const store = await openStoreOrExit(config);
   try {
-    await body(new CodeTools(store, () => config));
+    await body(new CodeTools(store.codeTools, () => config));
   } finally {
     await store.close();
   }

@@ -2,11 +2,12 @@
 import { logFormatFrom, logLevelFrom, watchConfig } from '../config/index.ts';
 import { createRuntime } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
-import { ensureAdminKey, openStore } from '../store/index.ts';
+import { ensureAdminKey } from '../store/index.ts';
 import type { ServerStatus } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
 import { loadConfigOrExit } from './load-config.ts';
+import { openStoreOrExit } from './open-store.ts';
 
 export interface ServeFlags {
   config?: string;
@@ -28,12 +29,20 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const file = config.path!;
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const key = ensureAdminKey(config);
-  const store = openStore(config.dataDir);
+  const store = await openStoreOrExit(config);
+  const unbounded = config.servers.filter((s) => s.clusterMaxConcurrentRequests !== undefined);
+  if (unbounded.length > 0 && !store.clusterSlots) {
+    logger.warn(
+      { servers: unbounded.map((s) => s.name) },
+      'cluster_max_concurrent_requests needs database_url (PostgreSQL); it has no effect on SQLite',
+    );
+  }
   const runtime = createRuntime(config, logger, {
     live: true,
     warmWorkers: 2,
     codeToolStore: store.codeTools,
     activityStore: store.activity,
+    clusterSlots: store.clusterSlots,
   });
   // Watch from the moment the config is loaded: an edit during the warm-up is not lost.
   const stopWatching = watchConfig(
@@ -103,6 +112,9 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   say(`  REST                   ${base}/api/v1  (X-API-Key or Authorization: Bearer)`);
   say(
     `  API key                ${key.source === 'file' ? key.file : 'from the config (api_key or CODEMUX_API_KEY)'}`,
+  );
+  say(
+    `  instance               ${config.instanceId}${config.databaseUrl ? `, sharing PostgreSQL (${config.databaseUrlSource})` : ''}`,
   );
   say(
     config.missing

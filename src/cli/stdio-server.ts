@@ -20,7 +20,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
   // The store records activity on both dialects; code tools are served on the default one.
-  const store = (await import('../store/open-store.ts')).openStore(config.dataDir);
+  const store = await (await import('./open-store.ts')).openStoreOrExit(config);
   const runtime = createRuntime(config, logger, {
     warmWorkers: 2,
     live: true,

@@ -22,17 +22,17 @@ async function withStore(
 ): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
-  // SQLite loads only for token commands.
-  const { openTokenStore } = await import('../store/sqlite-token-store.ts');
-  const store = openTokenStore(config.dataDir);
+  // The database loads only for token commands.
+  const { openStoreOrExit } = await import('./open-store.ts');
+  const store = await openStoreOrExit(config);
   try {
-    await body(store, config);
+    await body(store.tokens, config);
   } catch (error) {
     if (!(error instanceof CodemuxError)) throw error;
     process.stderr.write(`codemux: ${error.message}\n`);
     process.exitCode = EXIT_USAGE;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -70,7 +70,7 @@ export function registerToken(program: Command): void {
             `unknown server${unknown.length > 1 ? 's' : ''} ${unknown.map((s) => `'${s}'`).join(', ')}${didYouMean(unknown[0]!, known)}; the config has: ${[...known].join(', ') || 'none'}`,
           );
         }
-        const created = store.create(flags.name, servers, codeTools);
+        const created = await store.create(flags.name, servers, codeTools);
         if (flags.output === 'json') {
           await printJson({ token: created.token, ...created.record });
           return;
@@ -88,7 +88,7 @@ export function registerToken(program: Command): void {
     .option(...configOption);
   addOutputOption(list, ['table', 'json']).action((flags: TokenFlags) =>
     withStore(flags, async (store) => {
-      const tokens = store.list();
+      const tokens = await store.list();
       if (flags.output === 'json') {
         await printJson({ tokens });
         return;
@@ -114,7 +114,7 @@ export function registerToken(program: Command): void {
     .option(...configOption)
     .action((name: string, flags: TokenFlags) =>
       withStore(flags, async (store) => {
-        if (store.revoke(name)) {
+        if (await store.revoke(name)) {
           process.stdout.write(`revoked "${name}"\n`);
         } else {
           process.stderr.write(`codemux: no token named "${name}"\n`);

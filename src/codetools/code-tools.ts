@@ -39,7 +39,8 @@ export class CodeTools extends EventEmitter {
   start(): Promise<void> {
     this.started ??= (async () => {
       this.cache = await this.store.list();
-      this.unsubscribe = this.store.onExternalChange(() => void this.refresh(true));
+      // A reload that fails (the database went away) keeps the last good tools; the next notice retries.
+      this.unsubscribe = this.store.onExternalChange(() => void this.refresh(true).catch(() => {}));
     })();
     return this.started;
   }

@@ -137,3 +137,7 @@ export const DEFAULT_CODE_TOOL_TIMEOUT_MS = 5_000;
 export const DEFAULT_CODE_TOOL_MEMORY_MB = 128;
 export const DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS = 60_000;
 export const DEFAULT_CODE_TOOLS_MAX_MEMORY_MB = 512;
+/** Running on several machines: `database_url` selects PostgreSQL. */
+export const DATABASE_URL_PATTERN = /^postgres(ql)?:\/\/\S+$/;
+/** `cluster_max_concurrent_requests`: calls in flight to one server across every instance. */
+export const MAX_CLUSTER_CONCURRENT_REQUESTS = 1_000;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../errors/index.ts';
-import { DEFAULT_CONFIG_RELATIVE_PATH } from './defaults.ts';
+import { DATABASE_URL_PATTERN, DEFAULT_CONFIG_RELATIVE_PATH } from './defaults.ts';
 import { resolveConfig } from './resolve.ts';
 import type { ResolvedConfig } from './types.ts';
 
@@ -63,17 +63,30 @@ export function loadConfig(
   return withEnvironment(resolveConfig(raw, { path: file, baseDir }));
 }
 
-/** Settings the environment may supply: $CODEMUX_API_KEY when the file has no api_key. */
+/** Settings the environment may supply when the file has none: $CODEMUX_API_KEY, $CODEMUX_DATABASE_URL. */
 function withEnvironment(
-  config: ResolvedConfig,
+  loaded: ResolvedConfig,
   env: NodeJS.ProcessEnv = process.env,
 ): ResolvedConfig {
+  const config = withDatabaseUrl(loaded, env);
   if (config.apiKey)
     return { ...config, apiKeySource: `"api_key" in ${config.path ?? 'the config'}` };
   if (env.CODEMUX_API_KEY) {
     return { ...config, apiKey: env.CODEMUX_API_KEY, apiKeySource: 'CODEMUX_API_KEY' };
   }
   return config;
+}
+
+function withDatabaseUrl(config: ResolvedConfig, env: NodeJS.ProcessEnv): ResolvedConfig {
+  const url = env.CODEMUX_DATABASE_URL;
+  if (config.databaseUrl || !url) return config;
+  if (!DATABASE_URL_PATTERN.test(url)) {
+    throw new ConfigError(
+      'CODEMUX_DATABASE_URL (the environment\'s database_url) must be a PostgreSQL URL like "postgres://user:password@host:5432/codemux"',
+      'database_url',
+    );
+  }
+  return { ...config, databaseUrl: url, databaseUrlSource: 'CODEMUX_DATABASE_URL' };
 }
 
 /** Log level from `--log-level`, else `$CODEMUX_LOG_LEVEL`, else the given default. */

@@ -21,6 +21,16 @@ describe('resolveConfig', () => {
       maxHostCalls: 10000,
     });
     expect(config.shutdownGraceMs).toBe(5000);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.instanceId).toMatch(/^i[0-9a-f]{8}$/);
+  });
+
+  it('keeps one generated instance_id per process and takes a configured one', () => {
+    expect(resolve({}).instanceId).toBe(resolve({}).instanceId);
+    expect(resolve({ instance_id: 'gw-1' }).instanceId).toBe('gw-1');
+    const pg = resolve({ database_url: 'postgres://u:p@127.0.0.1:5432/codemux' });
+    expect(pg.databaseUrl).toBe('postgres://u:p@127.0.0.1:5432/codemux');
+    expect(pg.databaseUrlSource).toBe('"database_url" in cfg.json');
   });
 
   it('accepts both mcpServers shapes and infers the protocol', () => {
@@ -88,6 +98,15 @@ describe('resolveConfig', () => {
       'from 1',
     ],
     [{ mcpServers: { a: { command: 'x', queue_size: -1 } } }, 'mcpServers.a.queue_size', 'from 0'],
+    [
+      { mcpServers: { a: { command: 'x', cluster_max_concurrent_requests: 0 } } },
+      'mcpServers.a.cluster_max_concurrent_requests',
+      'from 1 to 1000',
+    ],
+    [{ database_url: 'mysql://db/x' }, 'database_url', 'postgres://'],
+    [{ database_url: 5 }, 'database_url', 'string'],
+    [{ instance_id: 'a.b' }, 'instance_id', '1-32 characters'],
+    [{ instance_id: '' }, 'instance_id', '1-32 characters'],
     [{ mcpServers: { a: { command: 'x', args: 'y' } } }, 'mcpServers.a.args', 'array of strings'],
     [
       {

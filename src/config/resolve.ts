@@ -110,6 +110,7 @@ function resolveServer(
     quarantined: server.quarantined ?? false,
     maxConcurrentRequests: server.max_concurrent_requests,
     queueSize: server.queue_size ?? 0,
+    clusterMaxConcurrentRequests: server.cluster_max_concurrent_requests,
     callTimeoutMs: server.call_timeout_ms,
     connectTimeoutMs: server.connect_timeout_ms ?? context.connectTimeoutMs,
   };
@@ -197,6 +198,8 @@ export function resolveConfig(
     listenPort: listen.port,
     requireMcpAuth: user.require_mcp_auth ?? !isLoopback(listen.host),
     dataDir: path.resolve(options.baseDir, user.data_dir ?? 'data'),
+    databaseUrl: user.database_url,
+    databaseUrlSource: user.database_url ? `"database_url" in ${source}` : undefined,
     maxRequestBytes: user.max_request_bytes ?? DEFAULT_MAX_REQUEST_BYTES,
     apiKey: user.api_key,
     codeExecution: {

@@ -1,9 +1,11 @@
 /** @module The user config file's shape (all optional), validated with zod. */
 import { z } from 'zod';
 import {
+  DATABASE_URL_PATTERN,
   INSTANCE_ID_PATTERN,
   MAX_ACTIVITY_MAX_RECORDS,
   MAX_ACTIVITY_RETENTION_DAYS,
+  MAX_CLUSTER_CONCURRENT_REQUESTS,
   MAX_CODE_MODE_MEMORY_BYTES,
   MAX_CONCURRENT_REQUESTS_LIMIT,
   MAX_CONNECT_TIMEOUT_MS,
@@ -75,6 +77,7 @@ export const userServerSchema = z.object({
   quarantined: z.boolean({ error: 'must be true or false' }).optional(),
   max_concurrent_requests: intIn(1, MAX_CONCURRENT_REQUESTS_LIMIT).optional(),
   queue_size: intIn(0, MAX_QUEUE_SIZE).optional(),
+  cluster_max_concurrent_requests: intIn(1, MAX_CLUSTER_CONCURRENT_REQUESTS).optional(),
   call_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   connect_timeout_ms: intIn(MIN_CONNECT_TIMEOUT_MS, MAX_CONNECT_TIMEOUT_MS).optional(),
 });
@@ -90,6 +93,12 @@ export const userConfigSchema = z.object({
     .optional(),
   require_mcp_auth: z.boolean({ error: 'must be true or false' }).optional(),
   data_dir: z.string({ error: 'must be a string' }).optional(),
+  database_url: z
+    .string({ error: 'must be a string' })
+    .regex(DATABASE_URL_PATTERN, {
+      error: 'must be a PostgreSQL URL like "postgres://user:password@host:5432/codemux"',
+    })
+    .optional(),
   api_key: z
     .string({ error: 'must be a string' })
     .min(1, { error: 'must not be empty' })

@@ -19,6 +19,8 @@ export interface ServerConfig {
   maxConcurrentRequests?: number;
   /** Calls allowed to wait when maxConcurrentRequests are in flight; 0 = none wait. */
   queueSize: number;
+  /** Calls in flight to this server across every instance sharing `database_url`; absent = no cluster limit. */
+  clusterMaxConcurrentRequests?: number;
   /** Per-call upstream timeout; absent = bounded only by the execution's deadline. */
   callTimeoutMs?: number;
   /** How long the handshake (connect + initialize + tools/list) may take. */
@@ -72,6 +74,10 @@ export interface ResolvedConfig {
   /** /mcp needs a key or token (default: only when listening beyond loopback). */
   requireMcpAuth: boolean;
   dataDir: string;
+  /** PostgreSQL for tokens, activity and code tools (`database_url` or $CODEMUX_DATABASE_URL); absent = SQLite in dataDir. */
+  databaseUrl?: string;
+  /** Where databaseUrl came from, for messages: `"database_url" in FILE` or `CODEMUX_DATABASE_URL`. */
+  databaseUrlSource?: string;
   /** The largest HTTP request body on any route (413 beyond it). */
   maxRequestBytes: number;
   apiKey?: string;

@@ -4,7 +4,7 @@ import { CodeTools } from '../codetools/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { SandboxPool } from '../sandbox/index.ts';
 import type { ActivityStore, CodeToolStore } from '../store/index.ts';
-import { UpstreamRegistry } from '../upstream/index.ts';
+import { type ClusterSlots, UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { ActivityLog } from './activity-log.ts';
 import { ActivityRecorder } from './activity-recorder.ts';
@@ -61,6 +61,8 @@ export interface RuntimeOptions {
   live?: boolean;
   /** Where code tools live; without it the runtime offers none. */
   codeToolStore?: CodeToolStore;
+  /** Cluster-wide call slots (`cluster_max_concurrent_requests`, PostgreSQL). */
+  clusterSlots?: ClusterSlots;
   /** Where executions are recorded; without it nothing is. */
   activityStore?: ActivityStore;
 }
@@ -71,7 +73,10 @@ export function createRuntime(
   options: RuntimeOptions = {},
 ): Runtime {
   let config = initial;
-  const registry = new UpstreamRegistry(config.servers, logger, { live: options.live });
+  const registry = new UpstreamRegistry(config.servers, logger, {
+    live: options.live,
+    clusterSlots: options.clusterSlots,
+  });
   const pool = new DrainingExecutor(
     new SandboxPool({
       size: config.codeExecution.poolSize,

@@ -54,9 +54,27 @@ function primeEveryStream(transport: WebStandardStreamableHTTPServerTransport): 
     );
 }
 
+/** `<instance_id>.<random>`: a balancer routes a session to its owner by the part before the dot. */
+export function newSessionId(instanceId: string): string {
+  return `${instanceId}.${randomUUID()}`;
+}
+
+/** 404 for a session this instance does not hold, saying whose it is when another instance's. */
+function sessionNotFound(id: string, instanceId: string): Response {
+  const owner = id.includes('.') ? id.slice(0, id.indexOf('.')) : undefined;
+  return jsonRpcError(
+    404,
+    owner !== undefined && owner !== instanceId
+      ? `Session not found: ${id} belongs to instance "${owner}", not this one ("${instanceId}"); initialize a new session`
+      : `Session not found: ${id} (it ended; initialize a new one)`,
+  );
+}
+
 export class McpSessions {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
+  /** Fixed at start: session ids already handed out keep naming this instance. */
+  private readonly instanceId: string;
 
   /** `createServer` makes the SDK server of each new session (code_execution, or execute for code mode). */
   constructor(
@@ -66,6 +84,7 @@ export class McpSessions {
     /** Where legacy SSE clients POST their messages. */
     private readonly messagesPath = '/messages',
   ) {
+    this.instanceId = runtime.config().instanceId;
     this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
     this.sweeper.unref();
     // A changed upstream tool list changes code_execution's description.
@@ -88,8 +107,7 @@ export class McpSessions {
     const auth = toAuthInfo(caller, token);
     if (id) {
       const session = this.sessions.get(id);
-      if (!session)
-        return jsonRpcError(404, `Session not found: ${id} (it ended; initialize a new one)`);
+      if (!session) return sessionNotFound(id, this.instanceId);
       if (!(session.transport instanceof WebStandardStreamableHTTPServerTransport)) {
         return jsonRpcError(400, `Session ${id} is a legacy SSE session; POST to /messages`);
       }
@@ -110,7 +128,7 @@ export class McpSessions {
     }
     const server = this.createServer(this.runtime, caller);
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => newSessionId(this.instanceId),
       // SSE events carry ids and a retry hint, so a client whose stream broke can resume.
       eventStore: new MemoryEventStore(),
       retryInterval: SSE_RETRY_MS,
@@ -132,6 +150,8 @@ export class McpSessions {
   async openSse(res: ServerResponse, caller: Caller): Promise<void> {
     const server = this.createServer(this.runtime, caller);
     const transport = new SSEServerTransport(this.messagesPath, res);
+    // The SDK makes a bare UUID; the endpoint it announces on start carries this one instead.
+    (transport as unknown as { _sessionId: string })._sessionId = newSessionId(this.instanceId);
     this.sessions.set(transport.sessionId, { server, transport, lastSeen: Date.now() });
     transport.onclose = () => this.forget(transport.sessionId);
     res.on('close', () => void this.end(transport.sessionId));
@@ -147,7 +167,7 @@ export class McpSessions {
   ): Promise<Response> {
     const session = this.sessions.get(sessionId);
     if (!session || !(session.transport instanceof SSEServerTransport)) {
-      return jsonRpcError(404, `Session not found: ${sessionId}`);
+      return sessionNotFound(sessionId, this.instanceId);
     }
     session.lastSeen = Date.now();
     await session.transport.handleMessage(message, { authInfo: toAuthInfo(caller, token) });

@@ -1,4 +1,6 @@
 /** @module Opens the store a gateway uses: tokens, activity and code tools in one database. */
+
+import type { PgClusterSlots as ClusterSlots } from './pg-cluster-slots.ts';
 import { sqliteActivityStore } from './sqlite-activity-store.ts';
 import { sqliteCodeToolStore } from './sqlite-code-tool-store.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
@@ -10,6 +12,20 @@ export interface Store {
   activity: ActivityStore;
   codeTools: CodeToolStore;
   close(): Promise<void>;
+}
+
+/**
+ * The store a config names: PostgreSQL when it has `database_url` (with cluster slots), else
+ * SQLite in `data_dir`. PostgreSQL loads only when used.
+ */
+export async function openConfiguredStore(config: {
+  dataDir: string;
+  databaseUrl?: string;
+  databaseUrlSource?: string;
+}): Promise<Store & { clusterSlots?: ClusterSlots }> {
+  if (!config.databaseUrl) return openStore(config.dataDir);
+  const { openPgStore } = await import('./pg-store.ts');
+  return openPgStore(config.databaseUrl, config.databaseUrlSource ?? 'database_url');
 }
 
 /** The SQLite store in `dataDir` (created and migrated when needed). */

@@ -23,7 +23,7 @@ activityStoreContract('SQLite', async () => {
 });
 
 describe('SQLite migrations', () => {
-  it('migrates a database made before versioned migrations, keeping its tokens', () => {
+  it('migrates a database made before versioned migrations, keeping its tokens', async () => {
     const dir = tempDir();
     const old = new Database(path.join(dir, DATABASE_FILE));
     old.exec(
@@ -32,8 +32,8 @@ describe('SQLite migrations', () => {
     old.prepare("INSERT INTO agent_tokens VALUES ('ci', 'h', '[\"a\"]', '2026-01-01', NULL)").run();
     old.close();
     const store = openStore(dir);
-    expect(store.tokens.list().map((t) => t.name)).toEqual(['ci']);
-    void store.close();
+    expect((await store.tokens.list()).map((t) => t.name)).toEqual(['ci']);
+    await store.close();
     const db = openSqliteDatabase(dir);
     const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all();
     expect(versions).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));

@@ -2,7 +2,7 @@
 import type { SqliteDatabase } from './sqlite-database.ts';
 import type { ActivityQuery, ActivityRecord, ActivityStore } from './types.ts';
 
-const COLUMNS = [
+export const COLUMNS = [
   'id',
   'parent_id',
   'seq',
@@ -25,7 +25,7 @@ const COLUMNS = [
   'instance_id',
 ] as const;
 
-type Row = Record<(typeof COLUMNS)[number], string | number | null>;
+export type Row = Record<(typeof COLUMNS)[number], string | number | null>;
 
 /** JSON columns hold JSON text; absent values are NULL. */
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));

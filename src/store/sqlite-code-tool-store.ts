@@ -12,7 +12,7 @@ import type {
 /** How often the store looks for commits made by another process (`PRAGMA data_version`). */
 const EXTERNAL_CHANGE_POLL_MS = 1_000;
 
-interface SettingsRow {
+export interface SettingsRow {
   description: string;
   code: string;
   timeout_ms: number;
@@ -20,17 +20,17 @@ interface SettingsRow {
   enabled: number;
   allowed_servers: string;
 }
-interface ToolRow extends SettingsRow {
+export interface ToolRow extends SettingsRow {
   name: string;
   version: number;
   created_at: string;
   updated_at: string;
 }
-interface VersionRow extends SettingsRow {
+export interface VersionRow extends SettingsRow {
   version: number;
   created_at: string;
 }
-interface ParamRow {
+export interface ParamRow {
   name: string;
   description: string;
   type: string;
@@ -38,7 +38,7 @@ interface ParamRow {
   default_value: string | null;
 }
 
-const settingsOf = (row: SettingsRow): CodeToolSettings => ({
+export const settingsOf = (row: SettingsRow): CodeToolSettings => ({
   description: row.description,
   code: row.code,
   timeout_ms: row.timeout_ms,
@@ -47,7 +47,7 @@ const settingsOf = (row: SettingsRow): CodeToolSettings => ({
   allowed_servers: JSON.parse(row.allowed_servers) as string[],
 });
 
-const paramOf = (row: ParamRow): CodeToolParam => ({
+export const paramOf = (row: ParamRow): CodeToolParam => ({
   name: row.name,
   description: row.description,
   type: row.type as CodeToolParamType,
@@ -55,7 +55,7 @@ const paramOf = (row: ParamRow): CodeToolParam => ({
   default_value: row.default_value === null ? null : JSON.parse(row.default_value),
 });
 
-const settingsValues = (s: CodeToolSettings) => [
+export const settingsValues = (s: CodeToolSettings) => [
   s.description,
   s.code,
   s.timeout_ms,

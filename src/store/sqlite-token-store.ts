@@ -1,11 +1,13 @@
 /** @module Agent tokens in SQLite (better-sqlite3), in `data_dir/codemux.db`; only SHA-256 hashes are stored. */
-import { createHash, randomBytes } from 'node:crypto';
-import { CodemuxError } from '../errors/index.ts';
 import { openSqliteDatabase, type SqliteDatabase } from './sqlite-database.ts';
+import {
+  checkNewToken,
+  hashToken as hash,
+  newTokenSecret,
+  TOKEN_PREFIX,
+  tokenExists,
+} from './token-rules.ts';
 import type { TokenRecord, TokenStore } from './types.ts';
-
-const TOKEN_PREFIX = 'cmx_';
-const TOKEN_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
 interface Row {
   name: string;
@@ -15,9 +17,7 @@ interface Row {
   last_used_at: string | null;
 }
 
-const hash = (token: string) => createHash('sha256').update(token).digest('hex');
-
-function toRecord(row: Row): TokenRecord {
+export function toRecord(row: Row): TokenRecord {
   return {
     name: row.name,
     servers: JSON.parse(row.servers) as string[],
@@ -30,7 +30,12 @@ function toRecord(row: Row): TokenRecord {
 /** Opens (creating when needed) the database in `dataDir` for its tokens alone (the CLI). */
 export function openTokenStore(dataDir: string): TokenStore {
   const db = openSqliteDatabase(dataDir);
-  return { ...sqliteTokenStore(db), close: () => db.close() };
+  return {
+    ...sqliteTokenStore(db),
+    close: async () => {
+      db.close();
+    },
+  };
 }
 
 /** Agent tokens in an open database; closing the database is its owner's job. */
@@ -48,36 +53,22 @@ export function sqliteTokenStore(db: SqliteDatabase): TokenStore {
   const touch = db.prepare('UPDATE agent_tokens SET last_used_at = ? WHERE name = ?');
 
   return {
-    create(name, servers, codeTools = []) {
-      if (!TOKEN_NAME_PATTERN.test(name)) {
-        throw new CodemuxError(
-          'INVALID_TOKEN_NAME',
-          `token name "${name}" must be 1-64 characters of A-Z, a-z, 0-9, _, . and -`,
-        );
-      }
-      if (servers.length === 0 && codeTools.length === 0) {
-        throw new CodemuxError(
-          'INVALID_TOKEN_SERVERS',
-          'an agent token needs at least one server (--servers a,b) or code tool (--code-tools a,b)',
-        );
-      }
-      const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+    async create(name, servers, codeTools = []) {
+      checkNewToken(name, servers, codeTools);
+      const token = newTokenSecret();
       const created = new Date().toISOString();
       try {
         insert.run(name, hash(token), JSON.stringify(servers), JSON.stringify(codeTools), created);
       } catch (error) {
         if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-          throw new CodemuxError(
-            'TOKEN_EXISTS',
-            `a token named "${name}" already exists; revoke it first`,
-          );
+          throw tokenExists(name);
         }
         throw error;
       }
       return { token, record: { name, servers, code_tools: codeTools, created_at: created } };
     },
-    list: () => (all.all() as Row[]).map(toRecord),
-    revoke: (name) => remove.run(name).changes > 0,
+    list: async () => (all.all() as Row[]).map(toRecord),
+    revoke: async (name) => remove.run(name).changes > 0,
     verify(token) {
       if (!token.startsWith(TOKEN_PREFIX)) return undefined;
       const row = byHash.get(hash(token)) as Row | undefined;
@@ -85,6 +76,6 @@ export function sqliteTokenStore(db: SqliteDatabase): TokenStore {
       touch.run(new Date().toISOString(), row.name);
       return toRecord(row);
     },
-    close: () => {},
+    close: async () => {},
   };
 }

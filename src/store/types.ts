@@ -9,19 +9,24 @@ export interface TokenRecord {
   last_used_at?: string;
 }
 
+/**
+ * Writes and listings are asynchronous (PostgreSQL fits behind it); `verify` stays synchronous
+ * because it runs on every request: a PostgreSQL store answers it from memory, kept current by
+ * change notices, and refuses every token while it cannot hear them.
+ */
 export interface TokenStore {
   /** Creates a token; the secret is returned once and only its hash is kept. */
   create(
     name: string,
     servers: string[],
     codeTools?: string[],
-  ): { token: string; record: TokenRecord };
-  list(): TokenRecord[];
-  /** True when a token of that name existed. */
-  revoke(name: string): boolean;
+  ): Promise<{ token: string; record: TokenRecord }>;
+  list(): Promise<TokenRecord[]>;
+  /** True when a token of that name existed; this store refuses it from now on. */
+  revoke(name: string): Promise<boolean>;
   /** The record of a valid token, or undefined. */
   verify(token: string): TokenRecord | undefined;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export type ActivityKind = 'execution' | 'tool_call';

@@ -10,6 +10,7 @@ export { preloadSdk } from './sdk-modules.ts';
 export type {
   CallOptions,
   CallOutcome,
+  ClusterSlots,
   ServerState,
   ServerStatus,
   ToolInfo,

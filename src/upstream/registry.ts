@@ -15,6 +15,7 @@ import { SdkConnection } from './sdk-connection.ts';
 import type {
   CallOptions,
   CallOutcome,
+  ClusterSlots,
   ServerState,
   ServerStatus,
   ToolInfo,
@@ -49,6 +50,8 @@ export interface RegistryOptions {
   /** Live (the gateway): connect every enabled server at start and reconnect after drops. */
   live?: boolean;
   factory?: ConnectionFactory;
+  /** Cluster-wide slots for servers with `cluster_max_concurrent_requests` (PostgreSQL). */
+  clusterSlots?: ClusterSlots;
 }
 
 /**
@@ -59,6 +62,7 @@ export class UpstreamRegistry extends EventEmitter {
   private readonly entries = new Map<string, Entry>();
   private readonly live: boolean;
   private readonly factory: ConnectionFactory;
+  private readonly clusterSlots?: ClusterSlots;
   private running = false;
   /** Once stopped, start() does nothing (a signal may arrive while the gateway starts). */
   private stopped = false;
@@ -74,6 +78,7 @@ export class UpstreamRegistry extends EventEmitter {
     super();
     this.live = options.live ?? false;
     this.factory = options.factory ?? sdkFactory;
+    this.clusterSlots = options.clusterSlots;
     for (const config of servers) this.add(config);
     this.on('tools', () => this.toolsVersion++);
   }
@@ -314,8 +319,19 @@ export class UpstreamRegistry extends EventEmitter {
         message: `server '${server}' already has ${entry.config.maxConcurrentRequests} calls in flight (max_concurrent_requests) and ${entry.config.queueSize} waiting (queue_size)`,
       };
     }
+    const cluster = await this.clusterSlot(entry.config, options.signal);
+    if (!cluster.ok) {
+      release();
+      if (cluster.reason === 'aborted' || options.signal?.aborted) return cancelled(server, tool);
+      return {
+        ok: false,
+        code: cluster.reason === 'queue_full' ? 'QUEUE_FULL' : 'SERVER_UNAVAILABLE',
+        message: cluster.message,
+      };
+    }
     // The execution may have ended while this call waited to start: then it is never sent.
     if (options.signal?.aborted) {
+      cluster.release();
       release();
       return cancelled(server, tool);
     }
@@ -363,8 +379,16 @@ export class UpstreamRegistry extends EventEmitter {
         message: `${server}.${tool}: ${(error as Error).message}`,
       };
     } finally {
+      cluster.release();
       release();
     }
+  }
+
+  /** A cluster-wide slot when the server has `cluster_max_concurrent_requests` and a cluster is configured. */
+  private async clusterSlot(config: ServerConfig, signal?: AbortSignal) {
+    const limit = config.clusterMaxConcurrentRequests;
+    if (limit === undefined || !this.clusterSlots) return { ok: true as const, release: () => {} };
+    return this.clusterSlots.acquire(config.name, limit, { queueSize: config.queueSize, signal });
   }
 
   /** Closes every connection (and so every stdio child); idempotent. */

@@ -68,3 +68,24 @@ export interface ServerStatus {
   tools: number;
   last_error?: string;
 }
+
+/**
+ * Cluster-wide call slots per server (`cluster_max_concurrent_requests`), shared by every
+ * instance on one database. `acquire` never throws.
+ */
+export interface ClusterSlots {
+  /**
+   * Takes one of `limit` slots of `server`, waiting while `signal` allows; `queue_full` when
+   * `queueSize` calls of this instance already wait for one; `unavailable` when the database
+   * cannot be asked.
+   */
+  acquire(
+    server: string,
+    limit: number,
+    options: { queueSize: number; signal?: AbortSignal },
+  ): Promise<
+    | { ok: true; release: () => void }
+    | { ok: false; reason: 'queue_full' | 'aborted' | 'unavailable'; message: string }
+  >;
+  close(): Promise<void>;
+}
