@@ -113,9 +113,12 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   say(
     `  API key                ${key.source === 'file' ? key.file : 'from the config (api_key or CODEMUX_API_KEY)'}`,
   );
-  say(
-    `  instance               ${config.instanceId}${config.databaseUrl ? `, sharing PostgreSQL (${config.databaseUrlSource})` : ''}`,
-  );
+  // Only a gateway sharing PostgreSQL is one instance among several.
+  if (config.databaseUrl) {
+    say(
+      `  instance               ${config.instanceId}, sharing PostgreSQL (${config.databaseUrlSource})`,
+    );
+  }
   say(
     config.missing
       ? `  config                 ${file} (not found: no servers yet; create it and it is picked up)`
