@@ -34,7 +34,11 @@ describe('codemux code exec', () => {
       ok: true,
       value: { ok: true, result: { content: [{ type: 'text', text: 'Echo: hi' }] } },
     });
-    expect(out.stdout).toBe(`${JSON.stringify(out.json, null, 2)}\n`);
+    // One JSON document, 2-space indented, naming its activity record last.
+    expect(out.stdout).toBe(
+      `${JSON.stringify({ ...out.json, activity_id: out.activityId }, null, 2)}\n`,
+    );
+    expect(out.activityId).toMatch(/^[0-9a-f]{24}$/);
   });
 
   it('runs the basic calculation from the reference', async () => {

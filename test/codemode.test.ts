@@ -335,6 +335,7 @@ describe('the execute tool over MCP', () => {
       diagnostics: [],
       logs: ['hi'],
       toolCalls: [],
+      activity_id: expect.stringMatching(/^[0-9a-f]{24}$/),
     });
     const bad = await client.callTool({
       name: 'execute',

@@ -46,8 +46,11 @@ export interface CliRun {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** stdout as JSON, without `activity_id` (each run has its own; see activityId). */
   // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary CLI JSON
   json: any;
+  /** The `activity_id` that `code exec` printed, if any. */
+  activityId?: string;
 }
 
 /** Runs the real `codemux` command and parses its stdout as JSON. */
@@ -69,12 +72,18 @@ export function runCli(
     child.on('close', (code) => {
       clearTimeout(timer);
       let json: unknown;
+      let activityId: string | undefined;
       try {
         json = JSON.parse(stdout);
+        if (json && typeof json === 'object' && 'activity_id' in json) {
+          const { activity_id, ...rest } = json as { activity_id: string };
+          activityId = activity_id;
+          json = rest;
+        }
       } catch {
         json = undefined;
       }
-      resolve({ code, stdout, stderr, json });
+      resolve({ code, stdout, stderr, json, activityId });
     });
   });
 }

@@ -87,8 +87,9 @@ describe('stored scripts over REST', () => {
     for (const input of [{ fail: false }, { fail: true }]) {
       const stored = await exec({ script: 'throws', input });
       const inline = await exec({ code: THROWS, input });
-      const { request_id: _a, ...storedBody } = stored.json;
-      const { request_id: _b, ...inlineBody } = inline.json;
+      // Each run has its own request and activity record; the rest is identical.
+      const { request_id: _a, activity_id: _c, ...storedBody } = stored.json;
+      const { request_id: _b, activity_id: _d, ...inlineBody } = inline.json;
       expect(JSON.stringify(storedBody)).toBe(JSON.stringify(inlineBody));
     }
     const failed = await exec({ script: 'throws', input: { fail: true } });

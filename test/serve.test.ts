@@ -68,6 +68,12 @@ describe('codemux serve', () => {
       version: '0.1.0',
       sessions: expect.any(Number),
       upstreams: { ready: 2, connecting: 0, failed: 0 },
+      activity: {
+        queued: expect.any(Number),
+        written: expect.any(Number),
+        dropped: 0,
+        failed_writes: 0,
+      },
     });
   });
 
@@ -102,37 +108,34 @@ describe('codemux serve', () => {
     expect(await sessions()).toBeLessThanOrEqual(open - 1);
   });
 
-  it('is usable from the MCP Inspector CLI over HTTP and stdio', async () => {
-    // The inspector reads its own package.json relative to the working directory (its bug), so run it from a subfolder.
-    const inspector = path.join(
-      ROOT,
-      'node_modules',
-      '@modelcontextprotocol',
-      'inspector-cli',
-      'build',
-      'index.js',
-    );
-    const cwd = path.join(ROOT, 'test');
-    const http = await run(
-      process.execPath,
-      [
-        inspector,
-        `${gateway.url}/mcp`,
-        '--method',
-        'tools/call',
-        '--tool-name',
-        'code_execution',
-        '--tool-arg',
-        'code=6*7',
-      ],
-      { cwd },
-    );
+  it('is usable from the MCP Inspector CLI over HTTP and stdio, as the README runs it', async () => {
+    // `npx @modelcontextprotocol/inspector --cli ...` from the repository root, with what npm install installed.
+    const inspector = (args: string[]) =>
+      run('npx', ['--no-install', '@modelcontextprotocol/inspector', '--cli', ...args], {
+        cwd: ROOT,
+      });
+    const http = await inspector([
+      `${gateway.url}/mcp`,
+      '--transport',
+      'http',
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'code_execution',
+      '--tool-arg',
+      'code=6*7',
+    ]);
     expect(JSON.parse(http.stdout).structuredContent).toMatchObject({ ok: true, value: 42 });
-    const stdio = await run(
-      process.execPath,
-      [inspector, process.execPath, BIN, 'stdio', '--config', configFile, '--method', 'tools/list'],
-      { cwd },
-    );
+    const stdio = await inspector([
+      '--method',
+      'tools/list',
+      '--',
+      'node',
+      'bin/codemux.js',
+      'stdio',
+      '--config',
+      configFile,
+    ]);
     expect(JSON.parse(stdio.stdout).tools[0].name).toBe('code_execution');
   });
 

@@ -9,7 +9,7 @@ import {
 } from '../config/index.ts';
 import { ConfigError } from '../errors/index.ts';
 import type { Envelope } from '../execution/index.ts';
-import { createRuntime } from '../execution/index.ts';
+import { ADMIN, createRuntime } from '../execution/index.ts';
 import { preloadSdk } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { CLIENT_GRACE_MS, daemonRequest, findDaemon } from './daemon-client.ts';
@@ -121,16 +121,27 @@ async function run(flags: ExecFlags): Promise<number> {
     await printJson(envelope);
     return exitCodeFor(envelope as unknown as Envelope);
   }
-  const runtime = createRuntime(config, logger, { warmWorkers: 1 });
+  // Standalone runs are recorded in the same history as the gateway's (the data dir's database).
+  const store = config.activity.enabled
+    ? (await import('../store/open-store.ts')).openStore(config.dataDir)
+    : undefined;
+  const runtime = createRuntime(config, logger, {
+    warmWorkers: 1,
+    ...(store ? { activityStore: store.activity } : {}),
+  });
   // The sandbox worker and the SDK load while the source is prepared.
   void runtime.start();
   if (config.servers.length > 0) preloadSdk();
   try {
-    const result = await runtime.service.execute(args);
-    await printJson(result.envelope);
+    const result = await runtime.service.execute(args, ADMIN, { surface: 'cli' });
+    await printJson({
+      ...result.envelope,
+      ...(result.activityId ? { activity_id: result.activityId } : {}),
+    });
     return exitCodeFor(result.envelope);
   } finally {
     await runtime.stop();
+    await store?.close();
   }
 }
 

@@ -92,7 +92,12 @@ export async function daemonRequest(
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`${daemon.url}${path}`, {
     method,
-    headers: { 'x-api-key': daemon.key, 'content-type': 'application/json' },
+    // The gateway records the CLI's runs with surface `cli`.
+    headers: {
+      'x-api-key': daemon.key,
+      'content-type': 'application/json',
+      'x-codemux-surface': 'cli',
+    },
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
     signal: AbortSignal.timeout(options.timeoutMs),
   });

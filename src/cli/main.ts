@@ -1,6 +1,7 @@
 /** @module The `codemux` command line. */
 import { Command, CommanderError } from 'commander';
 import { logLevelFrom } from '../config/index.ts';
+import { registerActivity } from './activity.ts';
 import { CliError } from './cli-error.ts';
 import { registerCodeExec } from './code-exec.ts';
 import { registerCodeTools } from './code-tools.ts';
@@ -25,6 +26,7 @@ registerServe(program);
 registerStdio(program);
 registerServersList(program);
 registerToken(program);
+registerActivity(program);
 
 /** True when the user asked for debug logs (flag or $CODEMUX_LOG_LEVEL): only then does an unexpected error show its stack. */
 function debugRequested(argv: readonly string[]): boolean {

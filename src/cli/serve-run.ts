@@ -2,8 +2,8 @@
 import { logFormatFrom, logLevelFrom, watchConfig } from '../config/index.ts';
 import { createRuntime } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
+import { ensureAdminKey, openStore } from '../store/index.ts';
 import type { ServerStatus } from '../upstream/index.ts';
-import { ensureAdminKey, openCodeToolStore, openTokenStore } from '../store/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
 import { loadConfigOrExit } from './load-config.ts';
@@ -28,9 +28,13 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const file = config.path!;
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const key = ensureAdminKey(config);
-  const tokens = openTokenStore(config.dataDir);
-  const codeToolStore = openCodeToolStore(config.dataDir);
-  const runtime = createRuntime(config, logger, { live: true, warmWorkers: 2, codeToolStore });
+  const store = openStore(config.dataDir);
+  const runtime = createRuntime(config, logger, {
+    live: true,
+    warmWorkers: 2,
+    codeToolStore: store.codeTools,
+    activityStore: store.activity,
+  });
   // Watch from the moment the config is loaded: an edit during the warm-up is not lost.
   const stopWatching = watchConfig(
     file,
@@ -44,7 +48,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   );
   const gateway = new HttpGateway({
     runtime,
-    tokens,
+    tokens: store.tokens,
     adminKey: key.key,
     host: config.listenHost,
     port: config.listenPort,
@@ -65,8 +69,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     // Upstreams (those still starting too) end while the last responses go out.
     await Promise.all([runtime.stop(), gateway.flush(RESPONSE_FLUSH_MS)]);
     await gateway.stop();
-    tokens.close();
-    await codeToolStore.close();
+    await store.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -85,8 +88,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
         : `codemux: cannot listen on ${config.listen}: ${(error as Error).message}; ${change}\n`,
     );
     await runtime.stop();
-    tokens.close();
-    await codeToolStore.close();
+    await store.close();
     process.exitCode = EXIT_FAILED;
     return;
   }

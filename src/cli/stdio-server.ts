@@ -19,14 +19,13 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const config = loadConfigOrExit(flags);
   if (!config) return;
-  // SQLite loads only where code tools are served.
-  const codeToolStore = flags.codemode
-    ? undefined
-    : (await import('../store/sqlite-code-tool-store.ts')).openCodeToolStore(config.dataDir);
+  // The store records activity on both dialects; code tools are served on the default one.
+  const store = (await import('../store/open-store.ts')).openStore(config.dataDir);
   const runtime = createRuntime(config, logger, {
     warmWorkers: 2,
     live: true,
-    ...(codeToolStore ? { codeToolStore } : {}),
+    activityStore: store.activity,
+    ...(flags.codemode ? {} : { codeToolStore: store.codeTools }),
   });
   const server = flags.codemode
     ? createCodeModeServer(runtime)
@@ -40,7 +39,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
     logger.info({ why }, 'codemux stdio stopping');
     await server.close().catch(() => {});
     await runtime.stop();
-    await codeToolStore?.close();
+    await store.close();
     process.exit(0);
   };
   transport.onclose = () => void shutdown('client closed stdin');

@@ -66,6 +66,16 @@ export const UPSTREAM_FAILURES_BEFORE_RECONNECT = 3;
 /** On SIGINT/SIGTERM, in-flight executions may finish within this grace (`shutdown_grace_ms`). */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 export const MAX_SHUTDOWN_GRACE_MS = 600_000;
+/** Activity history: kept this many days and at most this many records (trimmed in the background). */
+export const DEFAULT_ACTIVITY_RETENTION_DAYS = 30;
+export const MAX_ACTIVITY_RETENTION_DAYS = 36_500;
+export const DEFAULT_ACTIVITY_MAX_RECORDS = 100_000;
+export const MIN_ACTIVITY_MAX_RECORDS = 100;
+export const MAX_ACTIVITY_MAX_RECORDS = 100_000_000;
+
+/** This gateway's name in a cluster (session id prefix, activity records); generated when absent. */
+export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;
+
 /** `codemux stdio`: how long the first tools/list waits for servers still connecting. */
 export const DEFAULT_STARTUP_WAIT_MS = 5_000;
 export const MAX_STARTUP_WAIT_MS = 600_000;

@@ -1,9 +1,12 @@
 /** @module User config (all optional) -> resolved config, with errors that name the field. */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../errors/index.ts';
 import {
   CODE_MODE_DEFAULTS,
+  DEFAULT_ACTIVITY_MAX_RECORDS,
+  DEFAULT_ACTIVITY_RETENTION_DAYS,
   DEFAULT_CODE_EXECUTION_TIMEOUT_MS,
   DEFAULT_CODE_TOOLS_MAX_MEMORY_MB,
   DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS,
@@ -25,6 +28,9 @@ import { expandServerEnv } from './expand-env.ts';
 import { type UserServerConfig, userConfigSchema, userServerSchema } from './schema.ts';
 import type { ResolvedConfig, ServerConfig, UpstreamProtocol } from './types.ts';
 import { unknownServerKeys, unknownTopLevelKeys } from './unknown-keys.ts';
+
+/** One per process: a reloaded config keeps the instance's name. */
+const GENERATED_INSTANCE_ID = `i${randomBytes(4).toString('hex')}`;
 
 /** What resolving a server needs besides its entry. */
 interface ServerContext {
@@ -224,6 +230,12 @@ export function resolveConfig(
       user.tool_description_budget_tokens ?? DEFAULT_DESCRIPTION_BUDGET_TOKENS,
     shutdownGraceMs: user.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
     startupWaitMs: user.startup_wait_ms ?? DEFAULT_STARTUP_WAIT_MS,
+    activity: {
+      enabled: user.activity_enabled ?? true,
+      retentionDays: user.activity_retention_days ?? DEFAULT_ACTIVITY_RETENTION_DAYS,
+      maxRecords: user.activity_max_records ?? DEFAULT_ACTIVITY_MAX_RECORDS,
+    },
+    instanceId: user.instance_id ?? GENERATED_INSTANCE_ID,
     servers,
     warnings: warnings.map((line) => `${source}: ${line}`),
   };

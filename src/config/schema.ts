@@ -1,6 +1,9 @@
 /** @module The user config file's shape (all optional), validated with zod. */
 import { z } from 'zod';
 import {
+  INSTANCE_ID_PATTERN,
+  MAX_ACTIVITY_MAX_RECORDS,
+  MAX_ACTIVITY_RETENTION_DAYS,
   MAX_CODE_MODE_MEMORY_BYTES,
   MAX_CONCURRENT_REQUESTS_LIMIT,
   MAX_CONNECT_TIMEOUT_MS,
@@ -16,6 +19,7 @@ import {
   MAX_SHUTDOWN_GRACE_MS,
   MAX_STARTUP_WAIT_MS,
   MAX_TIMEOUT_MS,
+  MIN_ACTIVITY_MAX_RECORDS,
   MIN_CONNECT_TIMEOUT_MS,
   MIN_MAX_HOST_CALLS,
   MIN_MAX_OUTPUT_BYTES,
@@ -125,6 +129,13 @@ export const userConfigSchema = z.object({
     )
     .optional(),
   startup_wait_ms: intIn(0, MAX_STARTUP_WAIT_MS).optional(),
+  activity_enabled: z.boolean({ error: 'must be true or false' }).optional(),
+  activity_retention_days: intIn(1, MAX_ACTIVITY_RETENTION_DAYS).optional(),
+  activity_max_records: intIn(MIN_ACTIVITY_MAX_RECORDS, MAX_ACTIVITY_MAX_RECORDS).optional(),
+  instance_id: z
+    .string({ error: 'must be a string' })
+    .regex(INSTANCE_ID_PATTERN, { error: 'must be 1-32 characters of A-Z, a-z, 0-9, _ and -' })
+    .optional(),
   tool_description_budget_tokens: intIn(0, MAX_DESCRIPTION_BUDGET_TOKENS).optional(),
   shutdown_grace_ms: intIn(0, MAX_SHUTDOWN_GRACE_MS).optional(),
   code_mode: z

@@ -87,6 +87,10 @@ export interface ResolvedConfig {
   shutdownGraceMs: number;
   /** How long `codemux stdio`'s first tools/list waits for servers still connecting. */
   startupWaitMs: number;
+  /** Activity history: on/off, retention. */
+  activity: { enabled: boolean; retentionDays: number; maxRecords: number };
+  /** This gateway's name in records and session ids (`instance_id`, generated when absent). */
+  instanceId: string;
   servers: ServerConfig[];
   /** Unknown or ignored keys, one line each, for the commands to print on stderr. */
   warnings: string[];

@@ -11,6 +11,7 @@ const BLOCKED = new Set([
   'QUEUE_FULL',
   'overflow',
   'FEATURE_DISABLED',
+  'TOO_MANY_EXECUTIONS',
 ]);
 
 /** An invalid request refused before anything ran. */

@@ -44,18 +44,36 @@ export interface GateOptions {
   maxOutputBytes?: number;
   /** Who runs the execution: failures are shown as this caller may see them (default: admin). */
   caller?: Caller;
+  /** Dry run (the playground): calls pass every check and are answered by dryRunOutcome, never sent. */
+  dryRun?: boolean;
 }
 
 type Refusal = { code: string; message: string };
 
 /** Fills a reserved trace entry once: with the error code, or none for success. */
-type Finish = (started: number, code?: string, ended?: number) => void;
+type Finish = (started: number, answer: Answer, ended?: number) => void;
+
+/** What the guest got for one call: an envelope of either dialect. */
+type Answer = { ok: boolean; error?: { code: string; message: string } };
+
+/** One call as the activity history records it: the trace entry plus what went and came back. */
+export interface CallDetail {
+  entry: ToolCallRecord;
+  args: Record<string, unknown>;
+  /** Epoch milliseconds when the program made the call. */
+  startedAt: number;
+  message?: string;
+  /** The envelope the guest received. */
+  response?: unknown;
+}
 
 /** Code of a trace entry whose call was still in flight when the execution ended. */
 export const CANCELLED = 'CANCELLED';
 
 export class CallGate implements JobBridge {
   readonly toolCalls: ToolCallRecord[] = [];
+  /** The same calls in the same order, with arguments and answers (for the activity history). */
+  readonly calls: CallDetail[] = [];
   readonly logs: string[] = [];
   private used = 0;
   private refusedOnce = false;
@@ -138,12 +156,18 @@ export class CallGate implements JobBridge {
       duration_ms: 0,
     };
     this.toolCalls.push(entry);
+    const detail: CallDetail = { entry, args: request.args, startedAt: Date.now() };
+    this.calls.push(detail);
     this.unfinished.set(entry, performance.now());
-    return (started, code, ended) => {
+    return (started, answer, ended) => {
       if (!this.unfinished.delete(entry)) return;
-      entry.ok = code === undefined;
+      entry.ok = answer.ok;
       entry.duration_ms = Math.round(((ended ?? performance.now()) - started) * 100) / 100;
-      if (code) entry.code = code;
+      if (answer.error) {
+        entry.code = answer.error.code;
+        detail.message = answer.error.message;
+      }
+      detail.response = answer;
     };
   }
 
@@ -152,6 +176,7 @@ export class CallGate implements JobBridge {
    * call, and one shared signal would collect thousands of them.
    */
   private async dispatch(request: CallRequest): Promise<CallOutcome> {
+    if (this.options.dryRun) return dryRunOutcome(this.options.registry, request);
     const controller = new AbortController();
     if (this.closed) controller.abort();
     this.inFlight.add(controller);
@@ -220,38 +245,36 @@ export class CallGate implements JobBridge {
     const finish = this.reserve(request);
     const refusal = verdict?.refusal;
     if (refusal) {
-      finish(started, refusal.code);
-      return {
-        envelope:
-          dialect === 'sync'
-            ? syncFailure(refusal.code, refusal.message)
-            : asyncFailure(refusal.code, refusal.message),
-      };
+      const envelope =
+        dialect === 'sync'
+          ? syncFailure(refusal.code, refusal.message)
+          : asyncFailure(refusal.code, refusal.message);
+      finish(started, envelope);
+      return { envelope };
     }
     if (dialect === 'sync') {
       const envelope = syncEnvelope((await this.dispatchBounded(request)).outcome);
-      finish(started, envelope.ok ? undefined : envelope.error.code);
+      finish(started, envelope);
       return { envelope };
     }
     const problem = await this.hostWork.run(() => this.schemaProblem(request));
     if (problem) {
-      finish(started, 'invalid_input');
-      return {
-        envelope: {
-          ok: false,
-          error: {
-            code: 'invalid_input',
-            message: `${request.server}.${request.tool}: ${problem}`,
-            retryable: false,
-          },
+      const envelope = {
+        ok: false,
+        error: {
+          code: 'invalid_input',
+          message: `${request.server}.${request.tool}: ${problem}`,
+          retryable: false,
         },
       };
+      finish(started, envelope);
+      return { envelope };
     }
     const release = await this.asyncSlots.acquire();
     try {
       const { outcome } = await this.dispatchBounded(request);
       const envelope = asyncEnvelope(outcome, this.maxResultBytes);
-      finish(started, envelope.ok ? undefined : envelope.error.code);
+      finish(started, envelope);
       return { envelope };
     } finally {
       release?.();
@@ -274,8 +297,9 @@ export class CallGate implements JobBridge {
       const finish = this.reserve(batch.requests[i]!);
       if (verdict) {
         overBudget ||= verdict.overBudget;
-        slots[i] = syncFailure(verdict.refusal.code, verdict.refusal.message);
-        finish(started, verdict.refusal.code);
+        const envelope = syncFailure(verdict.refusal.code, verdict.refusal.message);
+        slots[i] = envelope;
+        finish(started, envelope);
       } else {
         toSend.push({ i, finish });
       }
@@ -315,7 +339,7 @@ export class CallGate implements JobBridge {
       }
       const envelope = syncEnvelope(outcome);
       slots[i] = envelope;
-      finish(done.started, envelope.ok ? undefined : envelope.error.code, done.ended);
+      finish(done.started, envelope, done.ended);
     }
     return { envelope: slots };
   }
@@ -346,4 +370,19 @@ export class CallGate implements JobBridge {
   get callCount(): number {
     return this.toolCalls.length;
   }
+}
+
+/** The stub a dry run answers with: the call is judged like any other, then not sent. */
+export function dryRunOutcome(registry: UpstreamRegistry, request: CallRequest): CallOutcome {
+  if (!registry.server(request.server)) {
+    return { ok: false, code: 'UPSTREAM_ERROR', message: `server not found: ${request.server}` };
+  }
+  const note = `dry run: ${request.server}.${request.tool} was not called`;
+  return {
+    ok: true,
+    result: {
+      content: [{ type: 'text', text: note }],
+      structuredContent: { dry_run: true, server: request.server, tool: request.tool },
+    },
+  };
 }

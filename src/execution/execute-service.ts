@@ -15,11 +15,15 @@ import type { ResolvedConfig } from '../config/index.ts';
 import { type GuestError, type SandboxExecutor, stripFunctionBody } from '../sandbox/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { sortableId } from '../util/sortable-id.ts';
+import { activityRecords, type RunFacts } from './activity-entry.ts';
+import type { ActivityRecorder } from './activity-recorder.ts';
+import type { CallDetail } from './call-gate.ts';
 import { CallGate } from './call-gate.ts';
 import { featureDisabled, messageFor } from './caller-view.ts';
 import { cutText } from './fit-output.ts';
 import { mapGuestError } from './map-positions.ts';
-import { ADMIN, type Caller } from './types.ts';
+import { ADMIN, type Caller, type Envelope } from './types.ts';
 
 export type DiagnosticKind =
   | 'ParseError'
@@ -60,6 +64,8 @@ export interface ExecuteOutcome {
   result: ExecuteResult;
   /** Present when the result was trimmed to max_output_bytes. */
   truncation?: { logsOmitted: number; toolCallsOmitted: number };
+  /** The activity record of this execution, when history is on. */
+  activityId?: string;
 }
 
 const FILENAME = 'execute.ts';
@@ -111,6 +117,22 @@ export interface ExecuteServiceDeps {
   catalog: Catalog;
   executor: SandboxExecutor;
   logger: Logger;
+  /** Where executions are recorded (absent: nothing is; `activity_enabled: false` pauses it). */
+  activity?: ActivityRecorder;
+}
+
+/** An execute result in the history's terms: `{ok, value}` or `{ok: false, error: {code, message}}`. */
+function asEnvelope(outcome: ExecuteOutcome): Envelope {
+  const { result } = outcome;
+  if (result.status === 'completed') {
+    return { ok: true, value: result.result, ...(result.logs.length ? { logs: result.logs } : {}) };
+  }
+  const d = result.error!;
+  return {
+    ok: false,
+    error: { code: d.code ?? d.kind, message: d.message },
+    ...(result.logs.length ? { logs: result.logs } : {}),
+  };
 }
 
 export class ExecuteService {
@@ -142,6 +164,56 @@ export class ExecuteService {
 
   /** Runs one execute call; throws ExecuteRefusal for the answers that are JSON-RPC errors. */
   async execute(args: unknown, caller: Caller = ADMIN): Promise<ExecuteOutcome> {
+    const facts: RunFacts = {
+      id: sortableId(),
+      surface: 'codemode',
+      caller,
+      startedAt: Date.now(),
+      language: 'typescript',
+      input: {},
+    };
+    const code = (args as { code?: unknown } | null)?.code;
+    if (typeof code === 'string') facts.code = code;
+    const started = performance.now();
+    const calls: CallDetail[] = [];
+    try {
+      const outcome = await this.executeChecked(args, caller, calls);
+      const activityId = this.record(facts, asEnvelope(outcome), started, calls);
+      return activityId ? { ...outcome, activityId } : outcome;
+    } catch (error) {
+      if (error instanceof ExecuteRefusal) {
+        const refused = error.code === -32600 ? 'TOO_MANY_EXECUTIONS' : 'INVALID_REQUEST';
+        this.record(
+          facts,
+          { ok: false, error: { code: refused, message: error.message } },
+          started,
+          [],
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Queues the execution and its calls for the history; returns its record's id. */
+  private record(
+    facts: RunFacts,
+    envelope: Envelope,
+    started: number,
+    calls: readonly CallDetail[],
+  ): string | undefined {
+    const config = this.deps.config();
+    const recorder = this.deps.activity;
+    if (!recorder || !config.activity.enabled) return undefined;
+    const ms = Math.round((performance.now() - started) * 100) / 100;
+    recorder.record(activityRecords(facts, config.instanceId, envelope, ms, calls));
+    return facts.id;
+  }
+
+  private async executeChecked(
+    args: unknown,
+    caller: Caller,
+    calls: CallDetail[],
+  ): Promise<ExecuteOutcome> {
     const { code, timeoutMs } = this.arguments(args);
     const config = this.deps.config();
     // The feature switch covers execute as it does code_execution.
@@ -169,7 +241,7 @@ export class ExecuteService {
     }
     this.running++;
     try {
-      return await this.run(code, timeoutMs, caller, config);
+      return await this.run(code, timeoutMs, caller, config, calls);
     } finally {
       this.running--;
     }
@@ -180,6 +252,7 @@ export class ExecuteService {
     timeoutMs: number | undefined,
     caller: Caller,
     config: ResolvedConfig,
+    calls: CallDetail[],
   ): Promise<ExecuteOutcome> {
     const limits = config.codeMode;
     const fail = (
@@ -235,6 +308,7 @@ export class ExecuteService {
     );
     // Calls still in flight when the script returns are cancelled.
     gate.close();
+    calls.push(...gate.calls);
     const toolCalls = gate.toolCalls.map((c) => ({
       tool: `${c.server}.${c.tool}`,
       ok: c.ok,

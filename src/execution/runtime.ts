@@ -3,9 +3,11 @@ import { Catalog, type ToolEntry } from '../catalog/index.ts';
 import { CodeTools } from '../codetools/index.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { SandboxPool } from '../sandbox/index.ts';
-import type { CodeToolStore } from '../store/index.ts';
+import type { ActivityStore, CodeToolStore } from '../store/index.ts';
 import { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { ActivityLog } from './activity-log.ts';
+import { ActivityRecorder } from './activity-recorder.ts';
 import { DrainingExecutor } from './drain.ts';
 import { ExecuteService } from './execute-service.ts';
 import { ExecutionService } from './service.ts';
@@ -21,6 +23,8 @@ export interface Runtime {
   execute: ExecuteService;
   /** Code tools, when the runtime has a store for them. */
   codeTools?: CodeTools;
+  /** The activity history, when the runtime has a store for it. */
+  activity?: ActivityLog;
   /** Starts the warm sandbox workers; in live mode also connects every server (not awaited). */
   start(): Promise<void>;
   /**
@@ -57,6 +61,8 @@ export interface RuntimeOptions {
   live?: boolean;
   /** Where code tools live; without it the runtime offers none. */
   codeToolStore?: CodeToolStore;
+  /** Where executions are recorded; without it nothing is. */
+  activityStore?: ActivityStore;
 }
 
 export function createRuntime(
@@ -85,20 +91,19 @@ export function createRuntime(
         .filter((s) => s.state === 'connecting' || s.state === 'failed' || s.state === 'idle')
         .map((s) => s.name),
   });
-  const service = new ExecutionService({
-    config: current,
-    registry,
-    catalog,
-    executor: pool,
-    logger,
-  });
-  const execute = new ExecuteService({
-    config: current,
-    registry,
-    catalog,
-    executor: pool,
-    logger,
-  });
+  const recorder = options.activityStore
+    ? new ActivityRecorder(options.activityStore, logger, () => ({
+        days: config.activity.retentionDays,
+        maxRecords: config.activity.maxRecords,
+      }))
+    : undefined;
+  const activity =
+    recorder && options.activityStore
+      ? new ActivityLog(recorder, options.activityStore)
+      : undefined;
+  const deps = { config: current, registry, catalog, executor: pool, logger, activity: recorder };
+  const service = new ExecutionService(deps);
+  const execute = new ExecuteService(deps);
   const codeTools = options.codeToolStore
     ? new CodeTools(options.codeToolStore, current)
     : undefined;
@@ -110,8 +115,10 @@ export function createRuntime(
     service,
     execute,
     ...(codeTools ? { codeTools } : {}),
+    ...(activity ? { activity } : {}),
     start: async () => {
       if (options.live) registry.start();
+      recorder?.start();
       await Promise.all([pool.start(), codeTools?.start()]);
     },
     applyConfig: async (next) => {
@@ -127,7 +134,8 @@ export function createRuntime(
     drain: (graceMs) => pool.drain(graceMs),
     stop: () => {
       codeTools?.stop();
-      stopping ??= Promise.all([pool.stop(), registry.stop()]).then(() => {});
+      // The history is flushed last: nothing recorded is lost on a clean stop.
+      stopping ??= Promise.all([pool.stop(), registry.stop()]).then(() => recorder?.stop());
       return stopping;
     },
   };

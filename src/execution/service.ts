@@ -9,10 +9,13 @@ import { INPUT_MEMORY_DIVISOR, MAX_LOG_LINE_BYTES, MAX_LOG_LINES } from '../conf
 import type { ResolvedConfig } from '../config/index.ts';
 import { type Language, prepareSource, type SandboxExecutor } from '../sandbox/index.ts';
 import { resolveScript, scriptsDir } from '../scripts/index.ts';
-import type { CodeTool } from '../store/index.ts';
+import type { ActivitySurface, CodeTool } from '../store/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import { CallGate } from './call-gate.ts';
+import { sortableId } from '../util/sortable-id.ts';
+import { activityRecords, type RunFacts } from './activity-entry.ts';
+import type { ActivityRecorder } from './activity-recorder.ts';
+import { type CallDetail, CallGate } from './call-gate.ts';
 import { errorFor, featureDisabled } from './caller-view.ts';
 import { fitEnvelope } from './fit-output.ts';
 import { mapGuestError } from './map-positions.ts';
@@ -33,7 +36,20 @@ export interface ExecutionServiceDeps {
   catalog: Catalog;
   executor: SandboxExecutor;
   logger: Logger;
+  /** Where executions are recorded (absent: nothing is; `activity_enabled: false` pauses it). */
+  activity?: ActivityRecorder;
 }
+
+/** Where a run comes from, and how it runs. */
+export interface RunOptions {
+  /** The surface recorded in the activity history (default `mcp`). */
+  surface?: ActivitySurface;
+  /** Upstream calls are judged, recorded and answered by a stub instead of being sent. */
+  dryRun?: boolean;
+}
+
+/** A result on its way out, with the calls it made for the activity history. */
+type Run = ExecutionResult & { calls?: readonly CallDetail[] };
 
 /** What the sandbox run of any dialect needs once the source is prepared. */
 interface SandboxRun {
@@ -50,6 +66,7 @@ interface SandboxRun {
   maxToolCalls: number;
   allowedServers: ReadonlySet<string> | undefined;
   caller: Caller;
+  dryRun?: boolean;
 }
 
 /** A code tool without allowed_servers is the language only, as in Vectoralix. */
@@ -82,7 +99,30 @@ export class ExecutionService {
   constructor(private readonly deps: ExecutionServiceDeps) {}
 
   /** Runs one code_execution request for `caller`; never throws. */
-  async execute(args: unknown, caller: Caller = ADMIN): Promise<ExecutionResult> {
+  async execute(
+    args: unknown,
+    caller: Caller = ADMIN,
+    options: RunOptions = {},
+  ): Promise<ExecutionResult> {
+    const facts = this.facts(options.surface ?? 'mcp', caller);
+    // What the request says, as far as it can be read (a refused request is recorded too).
+    const request = (typeof args === 'object' && args !== null ? args : {}) as Record<
+      string,
+      unknown
+    >;
+    if (typeof request.code === 'string') facts.code = request.code;
+    if (typeof request.script === 'string') facts.script = request.script;
+    if (typeof request.language === 'string') facts.language = request.language;
+    facts.input = request.input ?? {};
+    return this.record(facts, await this.executeRequest(args, caller, options, facts));
+  }
+
+  private async executeRequest(
+    args: unknown,
+    caller: Caller,
+    options: RunOptions,
+    facts: RunFacts,
+  ): Promise<Run> {
     const started = performance.now();
     const config = this.deps.config();
     const settings = config.codeExecution;
@@ -105,6 +145,8 @@ export class ExecutionService {
       code = request.source.code;
       language = request.language ?? 'javascript';
     }
+    facts.code = code;
+    facts.language = language;
     // The same name for inline and stored sources: results are byte-identical.
     const filename = language === 'typescript' ? 'code.ts' : 'code.js';
     const prepared = await prepareSource(code, language);
@@ -149,7 +191,25 @@ export class ExecutionService {
       maxToolCalls: request.options.maxToolCalls ?? settings.maxToolCalls,
       allowedServers: reachableServers(request.options.allowedServers, caller),
       caller,
+      dryRun: options.dryRun,
     });
+  }
+
+  /** A new execution's record: its id and start, before anything can fail. */
+  private facts(surface: ActivitySurface, caller: Caller): RunFacts {
+    return { id: sortableId(), surface, caller, startedAt: Date.now() };
+  }
+
+  /** Queues the execution and its calls for the history; the result names its record. */
+  private record(facts: RunFacts, run: Run): ExecutionResult {
+    const { calls = [], ...result } = run;
+    const config = this.deps.config();
+    const recorder = this.deps.activity;
+    if (!recorder || !config.activity.enabled) return result;
+    recorder.record(
+      activityRecords(facts, config.instanceId, result.envelope, result.stats.duration_ms, calls),
+    );
+    return { ...result, activityId: facts.id };
   }
 
   /**
@@ -162,6 +222,15 @@ export class ExecutionService {
     args: unknown,
     caller: Caller = ADMIN,
   ): Promise<ExecutionResult> {
+    const facts = this.facts('code_tool', caller);
+    facts.tool = tool.name;
+    facts.code = tool.code;
+    facts.language = 'javascript';
+    facts.input = args ?? {};
+    return this.record(facts, await this.runCodeToolBody(tool, args, caller));
+  }
+
+  private async runCodeToolBody(tool: CodeTool, args: unknown, caller: Caller): Promise<Run> {
     const started = performance.now();
     const config = this.deps.config();
     if (!config.codeExecution.enabled) return refusal(featureDisabled(config, caller), started);
@@ -211,7 +280,7 @@ export class ExecutionService {
   }
 
   /** The part every dialect of this service shares: the gate, the sandbox run, the envelope. */
-  private async runSandbox(run: SandboxRun): Promise<ExecutionResult> {
+  private async runSandbox(run: SandboxRun): Promise<Run> {
     const { started, config } = run;
     const settings = config.codeExecution;
     // Standalone, servers start on first call; a program that reads the catalog needs them all
@@ -227,6 +296,7 @@ export class ExecutionService {
       deadlineMs,
       logger: this.deps.logger,
       caller: run.caller,
+      dryRun: run.dryRun,
     });
     const outcome = await this.deps.executor.run(
       {
@@ -262,6 +332,7 @@ export class ExecutionService {
       envelope: fitEnvelope(envelope, settings.maxOutputBytes),
       toolCalls: gate.toolCalls,
       stats: { duration_ms: elapsed(started), tool_calls: gate.callCount },
+      calls: gate.calls,
     };
   }
 }

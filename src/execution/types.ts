@@ -26,6 +26,8 @@ export interface ExecutionResult {
   envelope: Envelope;
   toolCalls: ToolCallRecord[];
   stats: { duration_ms: number; tool_calls: number };
+  /** The activity record of this execution, when history is on. */
+  activityId?: string;
 }
 
 /** Who is asking: the administrator, or an agent token limited to its servers and code tools. */

@@ -5,6 +5,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Runtime } from '../execution/index.ts';
 import { DashboardSessions, uiRoutes } from '../ui/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { activityRoutes } from './activity-routes.ts';
 import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
 import { limitBody } from './body-limit.ts';
 import { codeToolRoutes } from './code-tools-routes.ts';
@@ -90,6 +91,8 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       version: VERSION,
       sessions: sessions.size + codeModeSessions.size,
       upstreams: upstreamCounts(runtime),
+      // Counts only: records waiting to be written and any the history had to drop.
+      ...(runtime.activity ? { activity: runtime.activity.recorder.stats } : {}),
     }),
   );
 
@@ -161,7 +164,6 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   app.route('/api/v1', restRoutes(runtime, auth));
   // After restRoutes: its credential check runs first for these routes too.
   app.route('/api/v1/code-tools', codeToolRoutes(runtime));
-  app.route('/api/v1/tokens', tokenRoutes(runtime, auth.tokens));
 
   app.get('/ui', (c) => c.redirect('/ui/', 301));
   app.route(
@@ -171,6 +173,11 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       isAgentToken: (secret) => auth.tokens.verify(secret) !== undefined,
       sessions: auth.sessions!,
     }),
+  );
+  app.route('/api/v1/tokens', tokenRoutes(runtime, auth.tokens));
+  app.route(
+    '/api/v1/activity',
+    activityRoutes(() => (runtime.config().activity.enabled ? runtime.activity : undefined)),
   );
 
   app.notFound((c) =>

@@ -6,6 +6,11 @@ import { type AuthDeps, authenticateRest, unauthorizedMessage } from './auth.ts'
 import { statusFor } from './status.ts';
 import type { GatewayEnv } from './types.ts';
 
+/** The CLI and the dashboard name themselves so the history shows where a run came from. */
+function surfaceOf(header: string | undefined): 'rest' | 'cli' | 'ui' {
+  return header === 'cli' || header === 'ui' ? header : 'rest';
+}
+
 export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();
 
@@ -53,11 +58,32 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
         400,
       );
     }
-    const result = await runtime.service.execute(body, c.get('caller'));
-    // tool_calls and stats as in MCP's structuredContent: the dashboard draws its timeline from them.
+    // REST's own field: dry_run (the playground) answers upstream calls with a stub.
+    let dryRun = false;
+    if (typeof body === 'object' && body !== null && 'dry_run' in body) {
+      const { dry_run, ...rest } = body as Record<string, unknown>;
+      if (typeof dry_run !== 'boolean') {
+        return c.json(
+          {
+            ok: false,
+            error: { code: 'INVALID_REQUEST', message: 'dry_run must be true or false' },
+            request_id: requestId,
+          },
+          400,
+        );
+      }
+      dryRun = dry_run;
+      body = rest;
+    }
+    const result = await runtime.service.execute(body, c.get('caller'), {
+      surface: surfaceOf(c.req.header('x-codemux-surface')),
+      dryRun,
+    });
     return c.json(
       {
         ...result.envelope,
+        ...(result.activityId ? { activity_id: result.activityId } : {}),
+        // tool_calls and stats as in MCP's structuredContent: the dashboard draws its timeline from them.
         tool_calls: result.toolCalls,
         stats: result.stats,
         request_id: requestId,

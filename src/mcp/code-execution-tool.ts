@@ -156,6 +156,7 @@ export function toCallToolResult(result: ExecutionResult): CallToolResult {
       ...result.envelope,
       tool_calls: result.toolCalls,
       stats: result.stats,
+      ...(result.activityId ? { activity_id: result.activityId } : {}),
     } as Record<string, unknown>,
   };
 }

@@ -21,10 +21,12 @@ export function codeToolDefinition(tool: CodeTool): Tool {
 /** A string value is the text as it is, any other value its JSON; a failure is `{code, message}`. */
 export function toCodeToolResult(result: ExecutionResult): CallToolResult {
   const envelope = result.envelope;
+  // The content is the tool's value alone (Vectoralix); its activity record rides in _meta.
+  const meta = result.activityId ? { _meta: { 'codemux/activity_id': result.activityId } } : {};
   if (envelope.ok) {
     const text =
       typeof envelope.value === 'string' ? envelope.value : JSON.stringify(envelope.value ?? null);
-    return { content: [{ type: 'text', text }] };
+    return { content: [{ type: 'text', text }], ...meta };
   }
   const { code, message, line, column } = envelope.error;
   return {
@@ -39,5 +41,6 @@ export function toCodeToolResult(result: ExecutionResult): CallToolResult {
       },
     ],
     isError: true,
+    ...meta,
   };
 }

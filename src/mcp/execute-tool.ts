@@ -44,10 +44,13 @@ export function executeTool(disabled?: string): Tool {
 
 /** The one place an execute outcome becomes an MCP tools/call result. */
 export function toExecuteResult(outcome: ExecuteOutcome): CallToolResult {
-  const { result, truncation } = outcome;
+  const { result, truncation, activityId } = outcome;
   return {
     content: [{ type: 'text', text: JSON.stringify(result) }],
-    structuredContent: result as unknown as Record<string, unknown>,
+    structuredContent: {
+      ...result,
+      ...(activityId ? { activity_id: activityId } : {}),
+    } as unknown as Record<string, unknown>,
     isError: result.status === 'error',
     ...(truncation ? { _meta: { 'codemux/codemodeTruncation': truncation } } : {}),
   };

@@ -1,0 +1,85 @@
+/** @module Turns one finished execution and the calls it made into activity records. */
+import type { ActivitySurface } from '../store/index.ts';
+import { cutForActivity } from './activity-cut.ts';
+import type { QueuedRecord } from './activity-recorder.ts';
+import { activityStatus } from './activity-status.ts';
+import type { CallDetail } from './call-gate.ts';
+import type { Caller, Envelope } from './types.ts';
+
+/** What is known of an execution when it starts. */
+export interface RunFacts {
+  id: string;
+  surface: ActivitySurface;
+  caller: Caller;
+  /** Epoch milliseconds. */
+  startedAt: number;
+  /** A code tool's name. */
+  tool?: string;
+  script?: string;
+  language?: string;
+  code?: string;
+  input?: unknown;
+}
+
+export const callerLabel = (caller: Caller): string =>
+  caller.kind === 'admin' ? 'admin' : `token:${caller.name}`;
+
+/** The execution's record, then one per call in the order the program made them. */
+export function activityRecords(
+  facts: RunFacts,
+  instanceId: string,
+  envelope: Envelope,
+  durationMs: number,
+  calls: readonly CallDetail[],
+): QueuedRecord[] {
+  const caller = callerLabel(facts.caller);
+  const error = envelope.ok ? null : { code: envelope.error.code, message: envelope.error.message };
+  const execution: QueuedRecord = {
+    id: facts.id,
+    parent_id: null,
+    seq: 0,
+    kind: 'execution',
+    surface: facts.surface,
+    caller,
+    server: null,
+    tool: facts.tool ?? null,
+    script: facts.script ?? null,
+    language: facts.language ?? null,
+    code: facts.code ?? null,
+    input: cutForActivity(facts.input),
+    args: null,
+    status: activityStatus(error?.code, error?.message),
+    error,
+    started_at: new Date(facts.startedAt).toISOString(),
+    duration_ms: durationMs,
+    logs: envelope.logs ?? [],
+    response: cutForActivity(envelope),
+    instance_id: instanceId,
+  };
+  const children = calls.map((call, i): QueuedRecord => {
+    const code = call.entry.ok ? undefined : call.entry.code;
+    return {
+      id: `${facts.id}.${String(i + 1).padStart(4, '0')}`,
+      parent_id: facts.id,
+      seq: i + 1,
+      kind: 'tool_call',
+      surface: facts.surface,
+      caller,
+      server: call.entry.server,
+      tool: call.entry.tool,
+      script: null,
+      language: null,
+      code: null,
+      input: null,
+      args: cutForActivity(call.args),
+      status: activityStatus(code, call.message),
+      error: code ? { code, message: call.message ?? code } : null,
+      started_at: new Date(call.startedAt).toISOString(),
+      duration_ms: call.entry.duration_ms,
+      logs: [],
+      response: cutForActivity(call.response ?? null),
+      instance_id: instanceId,
+    };
+  });
+  return [execution, ...children];
+}
