@@ -38,6 +38,7 @@ export function Page({ title, assets, section, page, data = {}, children }: Page
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · codemux`}</title>
+        <link rel="icon" href="data:," />
         <link rel="stylesheet" href={assets.style} />
         <script type="module" src={assets.script} />
       </head>

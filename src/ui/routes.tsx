@@ -127,10 +127,11 @@ export function uiRoutes(deps: UiDeps): Hono {
       if (c.req.method === 'GET') return c.redirect('/ui/login', 303);
       return c.text('sign in first', 401);
     }
+    // /ui/ itself (the mount's own path is /ui): the first page.
+    if (c.req.path === '/ui/') return c.redirect('/ui/servers', 303);
     await next();
   });
 
-  ui.get('/', (c) => c.redirect('/ui/servers', 303));
   ui.get('/servers', (c) => render(c, 'Servers', 'servers', <ServersBody />, 'servers'));
   ui.get('/servers/:name', (c) => {
     const name = c.req.param('name');

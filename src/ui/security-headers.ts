@@ -18,7 +18,8 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
   await next();
   c.res.headers.set('content-security-policy', CONTENT_SECURITY_POLICY);
   c.res.headers.set('x-content-type-options', 'nosniff');
-  c.res.headers.set('referrer-policy', 'no-referrer');
+  // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on our own form posts.
+  c.res.headers.set('referrer-policy', 'same-origin');
   c.res.headers.set('x-frame-options', 'DENY');
   if (!c.res.headers.has('cache-control')) c.res.headers.set('cache-control', 'no-store');
 };

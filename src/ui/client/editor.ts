@@ -15,10 +15,27 @@ export interface CodeEditor {
   set(code: string): void;
 }
 
-/** Mounts an editor into `parent`; its accessible name is `parent.dataset.label`. */
+/** Sizes and fonts inside the shadow root, where the page's stylesheet does not reach. */
+const theme = EditorView.theme({
+  '&': { fontSize: '13px', minHeight: '10rem', maxHeight: '60vh' },
+  '&.cm-focused': { outline: 'none' },
+  '.cm-scroller': {
+    fontFamily: "ui-monospace, 'SFMono-Regular', Menlo, Consolas, monospace",
+    minHeight: '10rem',
+  },
+  '.cm-gutters': { backgroundColor: '#f6f6f8', color: '#5f6368', borderRight: '1px solid #d9d9de' },
+});
+
+/**
+ * Mounts an editor into `parent`; its accessible name is `parent.dataset.label`. It lives in
+ * a shadow root: there CodeMirror's styles are constructable stylesheets, which the CSP's
+ * `style-src 'self'` allows, where a <style> element would be refused.
+ */
 export function codeEditor(parent: HTMLElement, doc: string, typescript = false): CodeEditor {
+  const root = parent.attachShadow({ mode: 'open' });
   const view = new EditorView({
-    parent,
+    parent: root,
+    root,
     state: EditorState.create({
       doc,
       extensions: [
@@ -29,6 +46,7 @@ export function codeEditor(parent: HTMLElement, doc: string, typescript = false)
         highlightActiveLine(),
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         javascript({ typescript }),
+        theme,
         // Tab indents; Escape then Tab leaves the editor (CodeMirror's keyboard escape hatch).
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         EditorView.contentAttributes.of({ 'aria-label': parent.dataset.label ?? 'Code' }),

@@ -2,6 +2,7 @@
 import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say, when } from '../dom.ts';
 import { outputBlock } from '../output.ts';
+import { ms } from './playground.ts';
 
 interface ActivityRecord {
   id: string;
@@ -31,7 +32,7 @@ function row(r: ActivityRecord, withContext = true): HTMLTableRowElement {
     ...(withContext ? [h('td', {}, r.kind), h('td', {}, r.surface), h('td', {}, r.caller)] : []),
     h('td', {}, target(r)),
     h('td', {}, badge(r.status)),
-    h('td', { class: 'num' }, `${r.duration_ms} ms`),
+    h('td', { class: 'num' }, ms(r.duration_ms)),
   );
 }
 

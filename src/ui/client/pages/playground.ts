@@ -17,6 +17,10 @@ interface ToolCall {
   code?: string;
 }
 
+/** A duration for people: a decimal below 10 ms, whole milliseconds above. */
+export const ms = (value: number): string =>
+  `${value < 10 ? value.toFixed(1) : Math.round(value)} ms`;
+
 /** The tool calls as a timeline: one row each, its bar as long as its share of the slowest. */
 function timeline(calls: ToolCall[]): HTMLElement {
   const longest = Math.max(1, ...calls.map((c) => c.duration_ms));
@@ -94,7 +98,7 @@ export function playgroundPage(): void {
         { class: body.ok ? 'ok' : 'error' },
         body.ok ? 'Value' : `Error ${body.error?.code ?? answer.status}`,
         dryRun ? ' (dry run: upstream calls were answered with stubs)' : '',
-        body.stats ? ` · ${body.stats.duration_ms} ms` : '',
+        body.stats ? ` · ${ms(body.stats.duration_ms)}` : '',
       ),
       outputBlock(body.ok ? body.value : (body.error ?? body), body.ok ? 'Value' : 'Error'),
       h('h2', {}, 'Logs'),
