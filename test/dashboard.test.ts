@@ -602,3 +602,52 @@ describe('layout', () => {
     expect(replay.status).toBe(401);
   });
 });
+
+describe('tokens REST', () => {
+  it.each([
+    ['no name', { servers: ['fixture'] }, 400, 'INVALID_TOKEN_NAME', 'name'],
+    ['a bad name', { name: 'a b', servers: ['fixture'] }, 400, 'INVALID_TOKEN_NAME', 'token name'],
+    ['no scope', { name: 'empty' }, 400, 'INVALID_TOKEN_SERVERS', 'at least one server'],
+    [
+      'servers not a list',
+      { name: 'x', servers: 'fixture' },
+      400,
+      'INVALID_TOKEN_SERVERS',
+      'servers',
+    ],
+    [
+      'code_tools not names',
+      { name: 'x', code_tools: [1] },
+      400,
+      'INVALID_TOKEN_SERVERS',
+      'code_tools',
+    ],
+    [
+      'an unknown server',
+      { name: 'x', servers: ['fixtur'] },
+      400,
+      'UNKNOWN_SERVER',
+      'did you mean `fixture`',
+    ],
+    ['not an object', [], 400, 'INVALID_TOKEN', 'the body must be'],
+  ])('refuses a token with %s', async (_case, body, status, code, words) => {
+    const answer = await gw.rest('POST', '/api/v1/tokens', body);
+    expect([answer.status, answer.json.error.code]).toEqual([status, code]);
+    expect(answer.json.error.message).toContain(words);
+  });
+
+  it('answers 409 for a name taken, 404 for revoking an unknown one, 403 to an agent token', async () => {
+    const created = await gw.rest('POST', '/api/v1/tokens', {
+      name: 'twice',
+      servers: ['fixture'],
+    });
+    expect(created.status).toBe(201);
+    const again = await gw.rest('POST', '/api/v1/tokens', { name: 'twice', servers: ['fixture'] });
+    expect([again.status, again.json.error.code]).toEqual([409, 'TOKEN_EXISTS']);
+    const asAgent = { 'x-api-key': created.json.value.token, 'content-type': 'application/json' };
+    expect((await gw.rest('GET', '/api/v1/tokens', undefined, asAgent)).status).toBe(403);
+    expect((await gw.rest('DELETE', '/api/v1/tokens/twice')).status).toBe(200);
+    const gone = await gw.rest('DELETE', '/api/v1/tokens/twice');
+    expect([gone.status, gone.json.error.code]).toEqual([404, 'TOKEN_NOT_FOUND']);
+  });
+});
