@@ -31,7 +31,7 @@ export async function api(
   try {
     json = await response.json();
   } catch {
-    json = { ok: false, error: { code: 'HTTP_' + response.status, message: response.statusText } };
+    json = { ok: false, error: { code: `HTTP_${response.status}`, message: response.statusText } };
   }
   return { status: response.status, json };
 }
