@@ -75,17 +75,15 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
       dryRun = dry_run;
       body = rest;
     }
-    const result = await runtime.service.execute(body, c.get('caller'), {
-      surface: surfaceOf(c.req.header('x-codemux-surface')),
-      dryRun,
-    });
+    const surface = surfaceOf(c.req.header('x-codemux-surface'));
+    const result = await runtime.service.execute(body, c.get('caller'), { surface, dryRun });
     return c.json(
       {
         ...result.envelope,
         ...(result.activityId ? { activity_id: result.activityId } : {}),
-        // tool_calls and stats as in MCP's structuredContent: the dashboard draws its timeline from them.
-        tool_calls: result.toolCalls,
-        stats: result.stats,
+        // The playground draws its timeline from these (as in MCP's structuredContent); other
+        // callers keep the documented body.
+        ...(surface === 'ui' ? { tool_calls: result.toolCalls, stats: result.stats } : {}),
         request_id: requestId,
       },
       statusFor(result.envelope),
