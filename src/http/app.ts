@@ -1,8 +1,9 @@
-/** @module The gateway's HTTP app: /healthz, /mcp (+ legacy /sse), /api/v1; errors become responses here. */
+/** @module The gateway's HTTP app: /healthz, /mcp (+ legacy /sse), /api/v1, the /ui/ dashboard; errors become responses here. */
 import { randomUUID } from 'node:crypto';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { Runtime } from '../execution/index.ts';
+import { DashboardSessions, uiRoutes } from '../ui/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { activityRoutes } from './activity-routes.ts';
 import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
@@ -11,6 +12,7 @@ import { codeToolRoutes } from './code-tools-routes.ts';
 import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 import { restRoutes } from './rest-routes.ts';
+import { tokenRoutes } from './token-routes.ts';
 import type { GatewayEnv } from './types.ts';
 
 export const VERSION = '0.1.0';
@@ -53,7 +55,9 @@ function upstreamCounts(runtime: Runtime): { ready: number; connecting: number; 
 }
 
 export function createApp(deps: AppDeps): Hono<GatewayEnv> {
-  const { runtime, auth, sessions, codeModeSessions, logger, listenPort } = deps;
+  const { runtime, sessions, codeModeSessions, logger, listenPort } = deps;
+  // Dashboard sessions: made by /ui/ sign-in, accepted by /api/v1 (never by /mcp).
+  const auth: AuthDeps = { ...deps.auth, sessions: deps.auth.sessions ?? new DashboardSessions() };
   const app = new Hono<GatewayEnv>();
 
   app.use('*', async (c, next) => {
@@ -160,6 +164,17 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   app.route('/api/v1', restRoutes(runtime, auth));
   // After restRoutes: its credential check runs first for these routes too.
   app.route('/api/v1/code-tools', codeToolRoutes(runtime));
+
+  app.get('/ui', (c) => c.redirect('/ui/', 301));
+  app.route(
+    '/ui',
+    uiRoutes({
+      adminKey: auth.adminKey,
+      isAgentToken: (secret) => auth.tokens.verify(secret) !== undefined,
+      sessions: auth.sessions!,
+    }),
+  );
+  app.route('/api/v1/tokens', tokenRoutes(runtime, auth.tokens));
   app.route(
     '/api/v1/activity',
     activityRoutes(() => (runtime.config().activity.enabled ? runtime.activity : undefined)),

@@ -2,7 +2,7 @@
 import { Hono } from 'hono';
 import { type Caller, messageFor, type Runtime } from '../execution/index.ts';
 import { listScripts, scriptsDir } from '../scripts/index.ts';
-import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
+import { type AuthDeps, authenticateRest, unauthorizedMessage } from './auth.ts';
 import { statusFor } from './status.ts';
 import type { GatewayEnv } from './types.ts';
 
@@ -15,7 +15,17 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();
 
   api.use('*', async (c, next) => {
-    const credential = authenticate(c, auth);
+    const credential = authenticateRest(c, auth);
+    if (!credential.ok && credential.reason === 'forbidden') {
+      return c.json(
+        {
+          ok: false,
+          error: { code: 'FORBIDDEN', message: credential.detail },
+          request_id: c.get('requestId'),
+        },
+        403,
+      );
+    }
     if (!credential.ok) {
       return c.json(
         {
@@ -65,14 +75,15 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
       dryRun = dry_run;
       body = rest;
     }
-    const result = await runtime.service.execute(body, c.get('caller'), {
-      surface: surfaceOf(c.req.header('x-codemux-surface')),
-      dryRun,
-    });
+    const surface = surfaceOf(c.req.header('x-codemux-surface'));
+    const result = await runtime.service.execute(body, c.get('caller'), { surface, dryRun });
     return c.json(
       {
         ...result.envelope,
         ...(result.activityId ? { activity_id: result.activityId } : {}),
+        // The playground draws its timeline from these (as in MCP's structuredContent); other
+        // callers keep the documented body.
+        ...(surface === 'ui' ? { tool_calls: result.toolCalls, stats: result.stats } : {}),
         request_id: requestId,
       },
       statusFor(result.envelope),
@@ -101,6 +112,28 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
       .filter((s) => !scope || scope.has(s.name))
       .map((s) => (s.last_error ? { ...s, last_error: messageFor(s.last_error, caller) } : s));
     return c.json({ ok: true, value: { servers }, request_id: c.get('requestId') });
+  });
+
+  api.get('/servers/:name/tools', (c) => {
+    const caller: Caller = c.get('caller');
+    const name = c.req.param('name');
+    const visible = caller.kind === 'admin' || caller.servers.includes(name);
+    if (!visible || !runtime.registry.server(name)) {
+      return c.json(
+        {
+          ok: false,
+          error: { code: 'NOT_FOUND', message: `no server "${name}"` },
+          request_id: c.get('requestId'),
+        },
+        404,
+      );
+    }
+    const tools = runtime.registry.tools(name).map((t) => ({
+      name: t.name,
+      description: t.description ?? '',
+      input_schema: t.inputSchema,
+    }));
+    return c.json({ ok: true, value: { server: name, tools }, request_id: c.get('requestId') });
   });
 
   return api;

@@ -1,0 +1,29 @@
+/** @module The dashboard's client entry: runs the module of the page the server rendered (<main data-page>). */
+import { say } from './dom.ts';
+import { activityPage, activityRecordPage } from './pages/activity.ts';
+import { codeToolPage } from './pages/code-tool.ts';
+import { codeToolsPage } from './pages/code-tools.ts';
+import { playgroundPage } from './pages/playground.ts';
+import { scriptsPage } from './pages/scripts.ts';
+import { serverPage, serversPage } from './pages/servers.ts';
+import { tokensPage } from './pages/tokens.ts';
+
+const PAGES: Record<string, (main: HTMLElement) => void | Promise<void>> = {
+  servers: serversPage,
+  server: serverPage,
+  'code-tools': codeToolsPage,
+  'code-tool': codeToolPage,
+  playground: playgroundPage,
+  activity: activityPage,
+  'activity-record': activityRecordPage,
+  tokens: tokensPage,
+  scripts: scriptsPage,
+};
+
+const main = document.getElementById('main');
+const run = main ? PAGES[main.dataset.page ?? ''] : undefined;
+if (main && run) {
+  Promise.resolve(run(main))
+    .then(() => main.setAttribute('data-ready', 'true'))
+    .catch((error: unknown) => say(`The page failed: ${(error as Error).message}`, true));
+}

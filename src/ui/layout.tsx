@@ -1,0 +1,74 @@
+/** @module The dashboard's page frame: head (own-origin assets only), the navigation, the main region. */
+import type { Child } from 'hono/jsx';
+
+/** Navigation links, in order: path under /ui/ and the accessible name the contract fixes. */
+export const NAV_LINKS = [
+  ['servers', 'Servers'],
+  ['code-tools', 'Code tools'],
+  ['playground', 'Playground'],
+  ['activity', 'Activity'],
+  ['tokens', 'Tokens'],
+  ['scripts', 'Scripts'],
+] as const;
+
+export type Section = (typeof NAV_LINKS)[number][0];
+
+export interface AssetUrls {
+  script: string;
+  style: string;
+}
+
+interface PageProps {
+  title: string;
+  assets: AssetUrls;
+  section?: Section;
+  /** The client module that drives this page, and its data (`data-*` on <main>). */
+  page: string;
+  data?: Record<string, string>;
+  children?: Child;
+}
+
+export function Page({ title, assets, section, page, data = {}, children }: PageProps) {
+  const dataAttributes = Object.fromEntries(
+    Object.entries(data).map(([key, value]) => [`data-${key}`, value]),
+  );
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · codemux`}</title>
+        <link rel="icon" href="data:," />
+        <link rel="stylesheet" href={assets.style} />
+        <script type="module" src={assets.script} />
+      </head>
+      <body>
+        {section !== undefined && (
+          <header class="top">
+            <a class="brand" href="/ui/servers">
+              codemux
+            </a>
+            <nav aria-label="Main">
+              <ul>
+                {NAV_LINKS.map(([path, label]) => (
+                  <li>
+                    <a href={`/ui/${path}`} aria-current={path === section ? 'page' : undefined}>
+                      {label}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+            <form method="post" action="/ui/logout" class="sign-out">
+              <button type="submit">Sign out</button>
+            </form>
+          </header>
+        )}
+        <main id="main" data-page={page} {...dataAttributes}>
+          {children}
+          <p role="status" id="status" class="status" />
+        </main>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,400 @@
+/** @module The dashboard's pages, server-rendered shells whose data the client layer reads from /api/v1. */
+import { CODE_TOOL_PARAM_TYPES } from '../store/index.ts';
+
+export function SignInBody({ error }: { error?: string }) {
+  return (
+    <section class="sign-in" aria-labelledby="sign-in-title">
+      <h1 id="sign-in-title">Sign in to codemux</h1>
+      <form method="post" action="/ui/login">
+        <label for="apikey">API key</label>
+        <input id="apikey" name="apikey" type="password" autocomplete="current-password" required />
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+        <button type="submit">Sign in</button>
+      </form>
+      <p class="hint">
+        The admin API key is in the config's <code>api_key</code>, or in <code>data/api_key</code>{' '}
+        next to it.
+      </p>
+    </section>
+  );
+}
+
+export function ServersBody() {
+  return (
+    <>
+      <h1>Servers</h1>
+      <table aria-label="Servers">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">State</th>
+            <th scope="col">Protocol</th>
+            <th scope="col">Tools</th>
+            <th scope="col">Last error</th>
+          </tr>
+        </thead>
+        <tbody id="rows" />
+      </table>
+    </>
+  );
+}
+
+export function ServerToolsBody({ name }: { name: string }) {
+  return (
+    <>
+      <p class="crumb">
+        <a href="/ui/servers">Servers</a> /
+      </p>
+      <h1>{`Tools of ${name}`}</h1>
+      <table aria-label={`Tools of ${name}`}>
+        <thead>
+          <tr>
+            <th scope="col">Tool</th>
+            <th scope="col">Description</th>
+            <th scope="col">Input schema</th>
+          </tr>
+        </thead>
+        <tbody id="rows" />
+      </table>
+    </>
+  );
+}
+
+export function CodeToolsBody() {
+  return (
+    <>
+      <h1>Code tools</h1>
+      <p>
+        <button type="button" id="new-tool">
+          New code tool
+        </button>
+      </p>
+      <table aria-label="Code tools">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Description</th>
+            <th scope="col">Enabled</th>
+            <th scope="col">Parameters</th>
+            <th scope="col">Updated</th>
+          </tr>
+        </thead>
+        <tbody id="rows" />
+      </table>
+      <dialog id="new-tool-dialog" aria-labelledby="new-tool-title">
+        <form id="new-tool-form">
+          <h2 id="new-tool-title">New code tool</h2>
+          <label for="new-name">Name</label>
+          <input id="new-name" name="name" required pattern="[A-Za-z0-9_\-]{1,64}" />
+          <label for="new-description">Description</label>
+          <textarea id="new-description" name="description" rows={3} />
+          <p class="error" role="alert" id="new-tool-error" />
+          <div class="actions">
+            <button type="submit">Create</button>
+            <button type="button" class="secondary" data-close>
+              Cancel
+            </button>
+          </div>
+        </form>
+      </dialog>
+    </>
+  );
+}
+
+export function CodeToolBody({ name }: { name: string }) {
+  return (
+    <>
+      <p class="crumb">
+        <a href="/ui/code-tools">Code tools</a> /
+      </p>
+      <h1>{name}</h1>
+      <form id="tool-form" aria-label="Configure" class="stack">
+        <label for="tool-description">Description</label>
+        <textarea id="tool-description" name="description" rows={2} />
+        <span class="label" id="code-label">
+          Code
+        </span>
+        <div class="editor" id="code-editor" data-label="Code" />
+        <div class="row">
+          <div>
+            <label for="timeout">Timeout (ms)</label>
+            <input id="timeout" name="timeout_ms" type="number" min={1} step={1} required />
+          </div>
+          <div>
+            <label for="memory">Memory limit (MB)</label>
+            <input id="memory" name="memory_limit_mb" type="number" min={1} step={1} required />
+          </div>
+          <div>
+            <label for="allowed">Allowed servers</label>
+            <input id="allowed" name="allowed_servers" placeholder="comma-separated; empty: none" />
+          </div>
+          <div class="check">
+            <input id="enabled" name="enabled" type="checkbox" />
+            <label for="enabled">Enabled</label>
+          </div>
+        </div>
+        <div class="actions">
+          <button type="submit">Save</button>
+        </div>
+      </form>
+
+      <section aria-labelledby="params-title">
+        <h2 id="params-title">Parameters</h2>
+        <table aria-label="Parameters">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Type</th>
+              <th scope="col">Required</th>
+              <th scope="col">Default value</th>
+              <th scope="col">Description</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody id="param-rows" />
+        </table>
+        <p>
+          <button type="button" id="add-param">
+            Add parameter
+          </button>
+        </p>
+      </section>
+
+      <dialog id="param-dialog" aria-labelledby="param-title">
+        <form id="param-form">
+          <h2 id="param-title">Parameter</h2>
+          <label for="param-name">Name</label>
+          <input id="param-name" name="name" required />
+          <label for="param-description">Description</label>
+          <input id="param-description" name="description" />
+          <label for="param-type">Type</label>
+          <select id="param-type" name="type">
+            {CODE_TOOL_PARAM_TYPES.map((t) => (
+              <option value={t}>{t}</option>
+            ))}
+          </select>
+          <div class="check">
+            <input id="param-required" name="required" type="checkbox" />
+            <label for="param-required">Required</label>
+          </div>
+          <label for="param-default">Default value</label>
+          <input
+            id="param-default"
+            name="default_value"
+            placeholder="empty: none; JSON for array and object"
+          />
+          <p class="error" role="alert" id="param-error" />
+          <div class="actions">
+            <button type="submit">Save</button>
+            <button type="button" class="secondary" data-close>
+              Cancel
+            </button>
+          </div>
+        </form>
+      </dialog>
+
+      <section aria-labelledby="test-title">
+        <h2 id="test-title">Test</h2>
+        <form id="test-form" aria-label="Test" class="stack">
+          <div id="test-fields" class="stack" />
+          <div class="actions">
+            <button type="submit">Run test</button>
+          </div>
+        </form>
+        <section aria-label="Test result" id="test-result" class="result" />
+      </section>
+
+      <section aria-labelledby="versions-title">
+        <h2 id="versions-title">Versions</h2>
+        <table aria-label="Versions">
+          <thead>
+            <tr>
+              <th scope="col">Version</th>
+              <th scope="col">Saved</th>
+              <th scope="col">Enabled</th>
+              <th scope="col">Code</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody id="version-rows" />
+        </table>
+      </section>
+    </>
+  );
+}
+
+export function PlaygroundBody() {
+  return (
+    <>
+      <h1>Playground</h1>
+      <form id="play-form" aria-label="Playground" class="stack">
+        <span class="label" id="code-label">
+          Code
+        </span>
+        <div class="editor" id="code-editor" data-label="Code" />
+        <label for="input">Input</label>
+        <textarea id="input" name="input" rows={4} spellcheck={false}>
+          {'{}'}
+        </textarea>
+        <div class="row">
+          <div>
+            <label for="language">Language</label>
+            <select id="language" name="language">
+              <option value="javascript">JavaScript</option>
+              <option value="typescript">TypeScript</option>
+            </select>
+          </div>
+          <div class="check">
+            <input id="dry-run" name="dry_run" type="checkbox" role="switch" aria-checked="false" />
+            <label for="dry-run">Dry run</label>
+          </div>
+        </div>
+        <div class="actions">
+          <button type="submit">Run</button>
+        </div>
+      </form>
+      <section aria-label="Result" id="result" class="result" />
+    </>
+  );
+}
+
+export function ActivityBody() {
+  return (
+    <>
+      <h1>Activity</h1>
+      <form id="filters" class="row" aria-label="Filters">
+        <div>
+          <label for="filter-status">Status</label>
+          <select id="filter-status" name="status">
+            <option value="">any</option>
+            {['success', 'tool_error', 'error', 'blocked', 'rejected'].map((s) => (
+              <option value={s}>{s}</option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="filter-server">Server</label>
+          <input id="filter-server" name="server" />
+        </div>
+        <div class="actions">
+          <button type="submit">Filter</button>
+        </div>
+      </form>
+      <p class="hint" id="live">
+        New records appear here as they are written.
+      </p>
+      <table aria-label="Activity">
+        <thead>
+          <tr>
+            <th scope="col">Started</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Surface</th>
+            <th scope="col">Caller</th>
+            <th scope="col">Server / tool</th>
+            <th scope="col">Status</th>
+            <th scope="col">Duration</th>
+          </tr>
+        </thead>
+        <tbody id="rows" />
+      </table>
+    </>
+  );
+}
+
+export function ActivityRecordBody({ id }: { id: string }) {
+  return (
+    <>
+      <p class="crumb">
+        <a href="/ui/activity">Activity</a> /
+      </p>
+      <h1>{`Record ${id}`}</h1>
+      <dl id="fields" class="fields" />
+      <section aria-labelledby="children-title">
+        <h2 id="children-title">Calls</h2>
+        <table aria-label="Calls">
+          <thead>
+            <tr>
+              <th scope="col">Started</th>
+              <th scope="col">Server / tool</th>
+              <th scope="col">Status</th>
+              <th scope="col">Duration</th>
+            </tr>
+          </thead>
+          <tbody id="rows" />
+        </table>
+      </section>
+      <section aria-labelledby="json-title">
+        <h2 id="json-title">JSON</h2>
+        <pre id="json" class="output" tabindex={0} />
+      </section>
+    </>
+  );
+}
+
+export function TokensBody() {
+  return (
+    <>
+      <h1>Tokens</h1>
+      <form id="token-form" aria-label="New token" class="stack">
+        <h2>New token</h2>
+        <label for="token-name">Name</label>
+        <input id="token-name" name="name" required />
+        <fieldset id="token-servers">
+          <legend>Servers</legend>
+        </fieldset>
+        <fieldset id="token-code-tools">
+          <legend>Code tools</legend>
+        </fieldset>
+        <div class="actions">
+          <button type="submit">Create token</button>
+        </div>
+      </form>
+      <section aria-label="New token secret" id="secret" class="result" />
+      <table aria-label="Tokens">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Servers</th>
+            <th scope="col">Code tools</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody id="rows" />
+      </table>
+    </>
+  );
+}
+
+export function ScriptsBody() {
+  return (
+    <>
+      <h1>Scripts</h1>
+      <p class="hint">
+        Stored scripts are files in scripts/ next to the config; this list is read only.
+      </p>
+      <table aria-label="Scripts">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Status</th>
+            <th scope="col">Files</th>
+            <th scope="col">Problem</th>
+          </tr>
+        </thead>
+        <tbody id="rows" />
+      </table>
+    </>
+  );
+}
