@@ -27,6 +27,7 @@ const EVERYTHING = path.join(
 const ROUNDS = 7;
 const PER_ROUND = 100;
 const CPU_EXECUTIONS = 1500;
+const CPU_ROUNDS = 6;
 const THROUGHPUT_CLIENTS = 4;
 const THROUGHPUT_ROUND_MS = 2000;
 const THROUGHPUT_ROUNDS = 4;
@@ -184,7 +185,7 @@ const children = [on, off].map((g) =>
     stdio: 'ignore',
   }),
 );
-const [gatewayOn] = children;
+const [gatewayOn, gatewayOff] = children;
 const clientsToClose = [];
 try {
   await waitFor(`http://127.0.0.1:${on.port}/healthz`);
@@ -197,7 +198,7 @@ try {
     return client;
   };
   const stdio = async (command, args) => {
-    const client = await connect(new StdioClientTransport({ command, args }));
+    const client = await connect(new StdioClientTransport({ command, args, stderr: 'ignore' }));
     clientsToClose.push(client);
     return client;
   };
@@ -220,6 +221,62 @@ try {
     }),
   );
   const rss = rssMb(gatewayOn.pid);
+  // The history-off gateway gets the same warm-up (every worker used, the JIT warm).
+  const codeHttpOff = await http(off.port);
+  const tenOff = await Promise.all(Array.from({ length: 10 }, () => http(off.port)));
+  await Promise.all(
+    tenOff.map(async (client) => {
+      for (let i = 0; i < RSS_EXECUTIONS / 10; i++) await exec(client, '1');
+    }),
+  );
+  for (let i = 0; i < 1000; i++) {
+    await exec(codeHttp, '1');
+    await exec(codeHttpOff, '1');
+  }
+
+  // Gateway CPU per request: every thread of the serve process, one client back to back.
+  const cpuPer = async (fn, pid = gatewayOn.pid, count = CPU_EXECUTIONS) => {
+    const before = cpuSeconds(pid);
+    for (let i = 0; i < count; i++) await fn();
+    return ((cpuSeconds(pid) - before) * 1000) / count;
+  };
+  const cpuPing = await cpuPer(() => codeHttp.ping());
+  // Executions on the gateways with history on and off, in alternating rounds: what recording
+  // costs in CPU, whatever else loads the machine.
+  const cpuOn = [];
+  const cpuOff = [];
+  const perRound = CPU_EXECUTIONS / CPU_ROUNDS;
+  const roundOn = async () =>
+    cpuOn.push(await cpuPer(() => exec(codeHttp, '1'), gatewayOn.pid, perRound));
+  const roundOff = async () =>
+    cpuOff.push(await cpuPer(() => exec(codeHttpOff, '1'), gatewayOff.pid, perRound));
+  // Each goes first every other round.
+  for (let r = 0; r < CPU_ROUNDS; r++) {
+    if (r % 2) await roundOff();
+    await roundOn();
+    if (!(r % 2)) await roundOff();
+  }
+  const cpuExec = cpuOn.reduce((a, b) => a + b) / CPU_ROUNDS;
+  const cpuExecOff = cpuOff.reduce((a, b) => a + b) / CPU_ROUNDS;
+
+  // Throughput with history on and off, THROUGHPUT_CLIENTS sessions each, alternating rounds.
+  const clientsOn = await Promise.all(
+    Array.from({ length: THROUGHPUT_CLIENTS }, () => http(on.port)),
+  );
+  const clientsOff = await Promise.all(
+    Array.from({ length: THROUGHPUT_CLIENTS }, () => http(off.port)),
+  );
+  await throughput(clientsOff, exec, 500);
+  const rateOn = [];
+  const rateOff = [];
+  for (let r = 0; r < THROUGHPUT_ROUNDS; r++) {
+    if (r % 2) rateOn.push(await throughput(clientsOn, exec, THROUGHPUT_ROUND_MS));
+    rateOff.push(await throughput(clientsOff, exec, THROUGHPUT_ROUND_MS));
+    if (!(r % 2)) rateOn.push(await throughput(clientsOn, exec, THROUGHPUT_ROUND_MS));
+  }
+  const perSecondOn = median(rateOn);
+  const perSecondOff = median(rateOff);
+  const recordingCost = 1 - perSecondOn / perSecondOff;
 
   const [trivialHttp, ping] = await sideBySide(
     () => exec(codeHttp, '1'),
@@ -244,33 +301,6 @@ try {
   );
   // What one call_tool adds over a direct call: the program minus a trivial run, a tenth, minus a direct call.
   const perCallAdded = (programStdio - trivialStdio2) / 10 - directEcho;
-
-  // Gateway CPU per request: every thread of the serve process, one client back to back.
-  const cpuPer = async (fn) => {
-    const before = cpuSeconds(gatewayOn.pid);
-    for (let i = 0; i < CPU_EXECUTIONS; i++) await fn();
-    return ((cpuSeconds(gatewayOn.pid) - before) * 1000) / CPU_EXECUTIONS;
-  };
-  const cpuExec = await cpuPer(() => exec(codeHttp, '1'));
-  const cpuPing = await cpuPer(() => codeHttp.ping());
-
-  // Throughput with history on and off, THROUGHPUT_CLIENTS sessions each, alternating rounds.
-  const clientsOn = await Promise.all(
-    Array.from({ length: THROUGHPUT_CLIENTS }, () => http(on.port)),
-  );
-  const clientsOff = await Promise.all(
-    Array.from({ length: THROUGHPUT_CLIENTS }, () => http(off.port)),
-  );
-  await throughput(clientsOff, exec, 500);
-  const rateOn = [];
-  const rateOff = [];
-  for (let r = 0; r < THROUGHPUT_ROUNDS; r++) {
-    rateOff.push(await throughput(clientsOff, exec, THROUGHPUT_ROUND_MS));
-    rateOn.push(await throughput(clientsOn, exec, THROUGHPUT_ROUND_MS));
-  }
-  const perSecondOn = median(rateOn);
-  const perSecondOff = median(rateOff);
-  const recordingCost = 1 - perSecondOn / perSecondOff;
 
   // Stops over HTTP: an endless loop past its timeout, and a memory bomb.
   const late = [];
@@ -344,6 +374,13 @@ try {
     `on ${perSecondOn.toFixed(0)}/s vs off ${perSecondOff.toFixed(0)}/s`,
     '<= 5% slower',
     recordingCost <= 0.05,
+  );
+  report(
+    'activity history cost in gateway CPU',
+    `${((cpuExec / cpuExecOff - 1) * 100).toFixed(1)}%`,
+    `on ${fmt(cpuExec)} vs off ${fmt(cpuExecOff)} per execution`,
+    '<= 5% more',
+    cpuExec <= 1.05 * cpuExecOff,
   );
   report(
     'activity writer insert rate (SQLite)',
