@@ -143,7 +143,7 @@ async function insertRate(dataDir) {
     code: "const r = call_tool('fixture', 'echo', {message: 'hello'}); r",
     input: { value: 21 },
     args: null,
-    status: 'ok',
+    status: 'success',
     error: null,
     started_at: started,
     duration_ms: 1.25,

@@ -58,7 +58,7 @@ describe('SQLite activity batches', () => {
     code: '1',
     input,
     args: null,
-    status: 'ok' as const,
+    status: 'success' as const,
     error: null,
     started_at: new Date().toISOString(),
     duration_ms: 1,
