@@ -152,6 +152,43 @@ describe('answers in JSON or over SSE', () => {
     });
   });
 
+  it('a JSON request still running when its session is deleted is answered with an error', async () => {
+    const other = await fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'closing', version: '1' },
+        },
+      }),
+    });
+    const id = other.headers.get('mcp-session-id')!;
+    await other.text();
+    const pending = fetch(`${gateway.url}/mcp`, {
+      method: 'POST',
+      headers: { ...HEADERS, 'mcp-session-id': id },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: exec("call_tool('fixture', 'sleep', {ms: 5000}); 'late'"),
+      }),
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    await fetch(`${gateway.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': id } });
+    const answer = await pending;
+    expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await answer.json()).toMatchObject({
+      id: 7,
+      error: { code: -32000, message: expect.stringMatching(/session closed/) },
+    });
+  });
+
   it('a body that is not JSON is a parse error', async () => {
     const response = await fetch(`${gateway.url}/mcp`, {
       method: 'POST',

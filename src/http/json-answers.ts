@@ -34,7 +34,11 @@ interface Internals {
   _streamMapping: Map<string, { resolveJson?: unknown }>;
   _requestToStreamMapping: Map<unknown, string>;
   send: WebStandardStreamableHTTPServerTransport['send'];
+  close: WebStandardStreamableHTTPServerTransport['close'];
 }
+
+/** JSON-RPC's code for a connection closed before the answer (the SDK's ConnectionClosed). */
+const CONNECTION_CLOSED = -32000;
 
 /**
  * Lets `transport` answer chosen requests in JSON and the rest over SSE. The SDK reads its
@@ -68,6 +72,30 @@ export function jsonAnswers(
     } finally {
       t._enableJsonResponse = false;
     }
+  };
+  // A JSON answer still pending when the session closes is answered with an error: the SDK
+  // ends SSE streams at close but leaves JSON requests waiting forever.
+  const close = t.close.bind(transport);
+  t.close = () => {
+    for (const [id, streamId] of t._requestToStreamMapping) {
+      const resolve = t._streamMapping.get(streamId)?.resolveJson as
+        | ((response: Response) => void)
+        | undefined;
+      resolve?.(
+        new Response(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: {
+              code: CONNECTION_CLOSED,
+              message: 'the session closed before this request was answered',
+            },
+            id,
+          }),
+          { status: 200, headers: { 'content-type': 'application/json' } },
+        ),
+      );
+    }
+    return close();
   };
   return (request, options) => {
     t._enableJsonResponse = true;
