@@ -478,12 +478,18 @@ describe('MCP logging and resumable streams', () => {
     });
     const session = init.headers.get('mcp-session-id')!;
     expect(await init.text()).toMatch(/^id: \S+\nretry: \d+\n/);
-    const ping = await fetch(`${gateway.url}/mcp`, {
+    // A request that may stream (ping and plain tools/call are answered in JSON: request-path.test.ts).
+    const setLevel = await fetch(`${gateway.url}/mcp`, {
       method: 'POST',
       headers: { ...headers, 'mcp-session-id': session },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'logging/setLevel',
+        params: { level: 'info' },
+      }),
     });
-    const text = await ping.text();
+    const text = await setLevel.text();
     expect(text).toMatch(/^id: \S+\nretry: \d+\n/);
     expect(text).toMatch(/id: \S+\ndata: \{"result":\{\},"jsonrpc":"2.0","id":2\}/);
     await fetch(`${gateway.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': session } });

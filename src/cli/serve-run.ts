@@ -110,6 +110,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   );
   say(`  MCP (legacy SSE)       ${base}/sse`);
   say(`  REST                   ${base}/api/v1  (X-API-Key or Authorization: Bearer)`);
+  say(`  Dashboard              ${base}/ui/  (sign in with the API key)`);
   say(
     `  API key                ${key.source === 'file' ? key.file : 'from the config (api_key or CODEMUX_API_KEY)'}`,
   );

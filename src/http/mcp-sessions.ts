@@ -13,6 +13,7 @@ import type { Caller, Runtime } from '../execution/index.ts';
 import { createMcpServer, toAuthInfo } from '../mcp/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { MemoryEventStore, SSE_RETRY_MS } from './event-store.ts';
+import { answersInJson, jsonAnswers } from './json-answers.ts';
 
 export const SESSION_IDLE_MS = 30 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
@@ -21,10 +22,12 @@ interface Session {
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport | SSEServerTransport;
   lastSeen: number;
+  /** Handles a POST whose answer is plain JSON (undefined: every answer is an SSE stream). */
+  answerJson?: ReturnType<typeof jsonAnswers>;
 }
 
-const jsonRpcError = (status: number, message: string) =>
-  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }), {
+const jsonRpcError = (status: number, message: string, code = -32000) =>
+  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
     status,
     headers: { 'content-type': 'application/json' },
   });
@@ -112,7 +115,9 @@ export class McpSessions {
         return jsonRpcError(400, `Session ${id} is a legacy SSE session; POST to /messages`);
       }
       session.lastSeen = Date.now();
-      return session.transport.handleRequest(request, { authInfo: auth });
+      if (request.method !== 'POST' || !session.answerJson)
+        return session.transport.handleRequest(request, { authInfo: auth });
+      return this.post(request, session.transport, session.answerJson, auth);
     }
     if (request.method !== 'POST')
       return jsonRpcError(400, 'Bad Request: no mcp-session-id; POST initialize first');
@@ -133,7 +138,7 @@ export class McpSessions {
       eventStore: new MemoryEventStore(),
       retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (sessionId) => {
-        this.sessions.set(sessionId, { server, transport, lastSeen: Date.now() });
+        this.sessions.set(sessionId, { server, transport, lastSeen: Date.now(), answerJson });
         this.logger.debug({ session: sessionId }, 'mcp session started');
       },
       onsessionclosed: (sessionId) => this.forget(sessionId),
@@ -142,8 +147,35 @@ export class McpSessions {
       if (transport.sessionId) this.forget(transport.sessionId);
     };
     primeEveryStream(transport);
+    const answerJson = jsonAnswers(transport);
+    if (!answerJson)
+      this.logger.debug({}, 'mcp answers stay SSE: the SDK transport is not as expected');
     await server.connect(transport);
     return transport.handleRequest(request, { authInfo: auth, parsedBody: body });
+  }
+
+  /**
+   * A POST on a session: parsed once here (the transport gets the parsed body), then answered in
+   * JSON when it can never need a stream, else over SSE. A body that is not JSON (or not sent as
+   * JSON) goes to the transport unread, which answers its usual error.
+   */
+  private async post(
+    request: Request,
+    transport: WebStandardStreamableHTTPServerTransport,
+    answerJson: NonNullable<Session['answerJson']>,
+    authInfo: ReturnType<typeof toAuthInfo>,
+  ): Promise<Response> {
+    if (!request.headers.get('content-type')?.includes('application/json'))
+      return transport.handleRequest(request, { authInfo });
+    let body: unknown;
+    try {
+      body = JSON.parse(await request.text());
+    } catch {
+      return jsonRpcError(400, 'Parse error: Invalid JSON', -32700);
+    }
+    return answersInJson(body, request.headers.get('accept'))
+      ? answerJson(request, { authInfo, parsedBody: body })
+      : transport.handleRequest(request, { authInfo, parsedBody: body });
   }
 
   /** Opens a legacy SSE stream on `res`; POSTs to `/messages?sessionId=` feed it. */

@@ -1,10 +1,6 @@
 /** @module The code mode MCP server: `execute` is the only tool; any other name is -32002. */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
   ADMIN,
   type Caller,
@@ -14,6 +10,7 @@ import {
 } from '../execution/index.ts';
 import { callerOf } from './caller.ts';
 import { EXECUTE_TOOL, executeTool, toExecuteResult } from './execute-tool.ts';
+import { onToolsCall } from './tools-call.ts';
 import { forwardUpstreamLogs } from './upstream-logs.ts';
 
 const SERVER_INFO = { name: 'codemux-codemode', version: '0.1.0' };
@@ -30,14 +27,12 @@ export function createCodeModeServer(runtime: Runtime, caller: Caller = ADMIN): 
       : featureDisabled(config, callerOf(extra)).message;
     return { tools: [executeTool(disabled)] };
   });
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    if (request.params.name !== EXECUTE_TOOL) {
-      throw new McpError(TOOL_NOT_FOUND, `Tool '${request.params.name}' not found`);
+  onToolsCall(server, async (params, extra) => {
+    if (params.name !== EXECUTE_TOOL) {
+      throw new McpError(TOOL_NOT_FOUND, `Tool '${params.name}' not found`);
     }
     try {
-      return toExecuteResult(
-        await runtime.execute.execute(request.params.arguments ?? {}, callerOf(extra)),
-      );
+      return toExecuteResult(await runtime.execute.execute(params.arguments, callerOf(extra)));
     } catch (error) {
       if (error instanceof ExecuteRefusal) throw new McpError(error.code, error.message);
       throw error;

@@ -18,4 +18,5 @@ export {
   executeTool,
   toExecuteResult,
 } from './execute-tool.ts';
+export { RECONNECTION_PROBE_TOOL } from './reconnection-probe.ts';
 export { createMcpServer, visibleServers } from './server.ts';

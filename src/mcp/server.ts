@@ -1,11 +1,6 @@
 /** @module The MCP server codemux offers: tools/list and tools/call for code_execution and the code tools, per caller. */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ADMIN, type Caller, featureDisabled, type Runtime } from '../execution/index.ts';
 import { callerOf } from './caller.ts';
 import {
@@ -17,6 +12,7 @@ import {
 } from './code-execution-tool.ts';
 import { codeToolDefinition, toCodeToolResult, visibleCodeTools } from './code-tool.ts';
 import { RECONNECTION_PROBE_TOOL, reconnectionProbe } from './reconnection-probe.ts';
+import { onToolsCall } from './tools-call.ts';
 import { forwardUpstreamLogs } from './upstream-logs.ts';
 
 const SERVER_INFO = { name: 'codemux', version: '0.1.0' };
@@ -66,26 +62,22 @@ export function createMcpServer(
       : disabledCodeExecutionTool(featureDisabled(config, caller).message);
     return { tools: [tool, ...visibleCodeTools(runtime, caller).map(codeToolDefinition)] };
   });
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    if (request.params.name === RECONNECTION_PROBE_TOOL) return reconnectionProbe(extra);
-    if (request.params.name !== CODE_EXECUTION_TOOL) {
+  onToolsCall(server, async (params, extra) => {
+    if (params.name === RECONNECTION_PROBE_TOOL) return reconnectionProbe(extra);
+    if (params.name !== CODE_EXECUTION_TOOL) {
       const caller = callerOf(extra);
-      const codeTool = runtime.codeTools?.find(request.params.name);
+      const codeTool = runtime.codeTools?.find(params.name);
       // A disabled feature answers FEATURE_DISABLED for a tool that exists, as code_execution does.
       if (codeTool && (caller.kind === 'admin' || caller.codeTools?.includes(codeTool.name))) {
-        const result = await runtime.service.runCodeTool(
-          codeTool,
-          request.params.arguments ?? {},
-          caller,
-        );
+        const result = await runtime.service.runCodeTool(codeTool, params.arguments, caller);
         return toCodeToolResult(result);
       }
       throw new McpError(
         ErrorCode.InvalidParams,
-        `Tool '${request.params.name}' not found; codemux offers ${CODE_EXECUTION_TOOL} and the code tools tools/list shows`,
+        `Tool '${params.name}' not found; codemux offers ${CODE_EXECUTION_TOOL} and the code tools tools/list shows`,
       );
     }
-    const result = await runtime.service.execute(request.params.arguments ?? {}, callerOf(extra));
+    const result = await runtime.service.execute(params.arguments, callerOf(extra));
     return toCallToolResult(result);
   });
   return server;

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { activityStoreContract } from './activity-store.contract.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { openStore } from './open-store.ts';
+import { sqliteActivityStore } from './sqlite-activity-store.ts';
 import { DATABASE_FILE, openSqliteDatabase } from './sqlite-database.ts';
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-store-'));
@@ -37,6 +38,49 @@ describe('SQLite migrations', () => {
     const db = openSqliteDatabase(dir);
     const versions = db.prepare('SELECT version FROM schema_migrations ORDER BY version').all();
     expect(versions).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('SQLite activity batches', () => {
+  const record = (id: string, input: unknown) => ({
+    id,
+    parent_id: null,
+    seq: 0,
+    kind: 'execution' as const,
+    surface: 'mcp' as const,
+    caller: 'admin',
+    server: null,
+    tool: null,
+    script: null,
+    language: null,
+    code: '1',
+    input,
+    args: null,
+    status: 'success' as const,
+    error: null,
+    started_at: new Date().toISOString(),
+    duration_ms: 1,
+    logs: [],
+    response: null,
+    instance_id: 'i',
+  });
+  // [case, the batch's input value, whether the batch is written]
+  const rows: Array<[string, unknown, boolean]> = [
+    ['a batch that is written', { a: 1 }, true],
+    ['a batch that fails (a BigInt is not JSON)', { a: 1n }, false],
+  ];
+  it.each(rows)('%s leaves the connection as durable as it was', async (_case, input, written) => {
+    const dir = tempDir();
+    const db = openSqliteDatabase(dir);
+    const before = db.pragma('synchronous', { simple: true });
+    const store = sqliteActivityStore(db);
+    const insert = store.insert([record('a1', input)]);
+    if (written) await insert;
+    else await expect(insert).rejects.toThrow();
+    expect(db.pragma('synchronous', { simple: true })).toBe(before);
+    expect(Boolean(await store.get('a1'))).toBe(written);
     db.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -100,9 +100,22 @@ export function sqliteActivityStore(db: SqliteDatabase): ActivityStore {
     'DELETE FROM activity WHERE id IN (SELECT id FROM activity ORDER BY id LIMIT ?)',
   );
 
+  // The connection's own durability (FULL unless configured otherwise), for every other write.
+  const durable = db.pragma('synchronous', { simple: true }) as number;
   return {
+    /**
+     * A batch commits with synchronous=NORMAL: under WAL that skips its fsync (3-25 ms on the
+     * main thread here, against 0.5 ms), safe from corruption, and an application crash loses
+     * nothing committed; a power cut may take back the last batches. Tokens and code tools
+     * keep the connection's setting.
+     */
     async insert(records) {
-      insertAll(records.map(toRow));
+      db.pragma('synchronous = NORMAL');
+      try {
+        insertAll(records.map(toRow));
+      } finally {
+        db.pragma(`synchronous = ${durable}`);
+      }
     },
     async list(query) {
       const { where, params } = activityFilter(query);
