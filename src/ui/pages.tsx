@@ -1,6 +1,22 @@
 /** @module The dashboard's pages, server-rendered shells whose data the client layer reads from /api/v1. */
 import { CODE_TOOL_PARAM_TYPES } from '../store/index.ts';
 
+/** A table whose rows the page's script fills in (its tbody has the id `body`). */
+function RowsTable({ label, columns, body }: { label: string; columns: string[]; body: string }) {
+  return (
+    <table aria-label={label}>
+      <thead>
+        <tr>
+          {columns.map((column) => (
+            <th scope="col">{column}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody id={body} />
+    </table>
+  );
+}
+
 export function SignInBody({ error }: { error?: string }) {
   return (
     <section class="sign-in" aria-labelledby="sign-in-title">
@@ -27,18 +43,11 @@ export function ServersBody() {
   return (
     <>
       <h1>Servers</h1>
-      <table aria-label="Servers">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">State</th>
-            <th scope="col">Protocol</th>
-            <th scope="col">Tools</th>
-            <th scope="col">Last error</th>
-          </tr>
-        </thead>
-        <tbody id="rows" />
-      </table>
+      <RowsTable
+        label="Servers"
+        columns={['Name', 'State', 'Protocol', 'Tools', 'Last error']}
+        body="rows"
+      />
     </>
   );
 }
@@ -50,16 +59,11 @@ export function ServerToolsBody({ name }: { name: string }) {
         <a href="/ui/servers">Servers</a> /
       </p>
       <h1>{`Tools of ${name}`}</h1>
-      <table aria-label={`Tools of ${name}`}>
-        <thead>
-          <tr>
-            <th scope="col">Tool</th>
-            <th scope="col">Description</th>
-            <th scope="col">Input schema</th>
-          </tr>
-        </thead>
-        <tbody id="rows" />
-      </table>
+      <RowsTable
+        label={`Tools of ${name}`}
+        columns={['Tool', 'Description', 'Input schema']}
+        body="rows"
+      />
     </>
   );
 }
@@ -73,18 +77,11 @@ export function CodeToolsBody() {
           New code tool
         </button>
       </p>
-      <table aria-label="Code tools">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Description</th>
-            <th scope="col">Enabled</th>
-            <th scope="col">Parameters</th>
-            <th scope="col">Updated</th>
-          </tr>
-        </thead>
-        <tbody id="rows" />
-      </table>
+      <RowsTable
+        label="Code tools"
+        columns={['Name', 'Description', 'Enabled', 'Parameters', 'Updated']}
+        body="rows"
+      />
       <dialog id="new-tool-dialog" aria-labelledby="new-tool-title">
         <form id="new-tool-form">
           <h2 id="new-tool-title">New code tool</h2>
@@ -291,20 +288,11 @@ export function ActivityBody() {
       <p class="hint" id="live">
         New records appear here as they are written.
       </p>
-      <table aria-label="Activity">
-        <thead>
-          <tr>
-            <th scope="col">Started</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Surface</th>
-            <th scope="col">Caller</th>
-            <th scope="col">Server / tool</th>
-            <th scope="col">Status</th>
-            <th scope="col">Duration</th>
-          </tr>
-        </thead>
-        <tbody id="rows" />
-      </table>
+      <RowsTable
+        label="Activity"
+        columns={['Started', 'Kind', 'Surface', 'Caller', 'Server / tool', 'Status', 'Duration']}
+        body="rows"
+      />
     </>
   );
 }
@@ -319,17 +307,11 @@ export function ActivityRecordBody({ id }: { id: string }) {
       <dl id="fields" class="fields" />
       <section aria-labelledby="children-title">
         <h2 id="children-title">Calls</h2>
-        <table aria-label="Calls">
-          <thead>
-            <tr>
-              <th scope="col">Started</th>
-              <th scope="col">Server / tool</th>
-              <th scope="col">Status</th>
-              <th scope="col">Duration</th>
-            </tr>
-          </thead>
-          <tbody id="rows" />
-        </table>
+        <RowsTable
+          label="Calls"
+          columns={['Started', 'Server / tool', 'Status', 'Duration']}
+          body="rows"
+        />
       </section>
       <section aria-labelledby="json-title">
         <h2 id="json-title">JSON</h2>
@@ -384,17 +366,7 @@ export function ScriptsBody() {
       <p class="hint">
         Stored scripts are files in scripts/ next to the config; this list is read only.
       </p>
-      <table aria-label="Scripts">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Status</th>
-            <th scope="col">Files</th>
-            <th scope="col">Problem</th>
-          </tr>
-        </thead>
-        <tbody id="rows" />
-      </table>
+      <RowsTable label="Scripts" columns={['Name', 'Status', 'Files', 'Problem']} body="rows" />
     </>
   );
 }
