@@ -3,12 +3,11 @@
 // and the cost of a cluster slot (cluster_max_concurrent_requests) on a call to an upstream.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startPostgres } from '../test/postgres.ts';
-import { fmt, median, table } from './report.js';
+import { fmt, freePort, median, table } from './report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'codemux.js');
@@ -18,14 +17,6 @@ const ROUNDS = 5;
 const PER_ROUND = 300;
 const CONCURRENCY = 16;
 const SLOT_CALLS = 200;
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 
 async function startInstance(id, databaseUrl, dir) {
   const port = await freePort();

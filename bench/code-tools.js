@@ -2,39 +2,18 @@
 // against a trivial code_execution over the same session. Target: within 1.2x.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { fmt, median, table } from './report.js';
+import { fmt, freePort, median, table, waitFor } from './report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'codemux.js');
 const ROUNDS = 7;
 const PER_ROUND = 100;
 const KEY = 'bench-admin-key';
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-
-async function waitFor(url) {
-  for (let i = 0; i < 200; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`${url} did not answer`);
-}
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-bench-code-tools-'));
 const port = await freePort();
@@ -58,7 +37,7 @@ const rest = (method, route, body) =>
     body: JSON.stringify(body),
   });
 try {
-  await waitFor(`${base}/healthz`);
+  await waitFor(`${base}/healthz`, 200);
   await rest('POST', '', { name: 'format_currency' });
   await rest('POST', '/format_currency/params', {
     name: 'amount',

@@ -3,7 +3,6 @@
 // run (interleaved rounds, so machine load hits both alike). Loopback only, bounded in count and time.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { openStore } from '../dist/store/index.js';
-import { fmt, median, table } from './report.js';
+import { fmt, freePort, median, table, waitFor } from './report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'codemux.js');
@@ -46,27 +45,6 @@ const results = table();
 const report = results.row;
 const ratio = (a, b) => `${(a / b).toFixed(2)}x`;
 const range = (values) => `${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)}/s`;
-
-function freePort() {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(url) {
-  for (let i = 0; i < 400; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  throw new Error(`${url} did not answer`);
-}
 
 async function connect(transport) {
   const client = new Client({ name: 'bench', version: '1' });
@@ -189,8 +167,8 @@ const children = [on, off].map((g) =>
 const [gatewayOn, gatewayOff] = children;
 const clientsToClose = [];
 try {
-  await waitFor(`http://127.0.0.1:${on.port}/healthz`);
-  await waitFor(`http://127.0.0.1:${off.port}/healthz`);
+  await waitFor(`http://127.0.0.1:${on.port}/healthz`, 400);
+  await waitFor(`http://127.0.0.1:${off.port}/healthz`, 400);
   const http = async (port) => {
     const client = await connect(
       new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)),

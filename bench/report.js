@@ -1,4 +1,6 @@
-// Shared by the benchmark scripts: medians, durations as text, and the PASS/MISS table.
+// Shared by the benchmark scripts: medians, durations as text, the PASS/MISS table, and
+// starting the processes they measure (a free loopback port, waiting until a URL answers).
+import net from 'node:net';
 
 /** The median of `values` (unsorted input is fine). */
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -24,4 +26,26 @@ export function table() {
       console.log(`\n${passes.filter(Boolean).length} of ${passes.length} within target`);
     },
   };
+}
+
+/** A loopback port nobody listens on now. */
+export const freePort = () =>
+  new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+
+/** Resolves once `url` answers at all, trying every 50 ms up to `attempts` times. */
+export async function waitFor(url, attempts) {
+  for (let i = 0; i < attempts; i++) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`${url} did not answer`);
 }
