@@ -7,6 +7,7 @@ import type { PgDatabase } from './pg-database.ts';
 import {
   type ParamRow,
   paramOf,
+  paramValues,
   settingsOf,
   settingsValues,
   type ToolRow,
@@ -48,17 +49,7 @@ async function find(q: Queryable, name: string): Promise<CodeTool | undefined> {
 const writeParam = (q: Queryable, tool: string, position: number, p: CodeToolParam) =>
   q.query(
     'INSERT INTO code_tool_params (tool, name, position, description, type, required, default_value) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-    [
-      tool,
-      p.name,
-      position,
-      p.description,
-      p.type,
-      p.required ? 1 : 0,
-      p.default_value === null || p.default_value === undefined
-        ? null
-        : JSON.stringify(p.default_value),
-    ],
+    paramValues(tool, position, p),
   );
 
 /** Writes the settings as the tool's next version (in the caller's transaction). */

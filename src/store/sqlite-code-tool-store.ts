@@ -64,6 +64,19 @@ export const settingsValues = (s: CodeToolSettings) => [
   JSON.stringify(s.allowed_servers),
 ];
 
+/** A param row's column values, in the order (tool, name, position, description, type, required, default_value). */
+export const paramValues = (tool: string, position: number, p: CodeToolParam) => [
+  tool,
+  p.name,
+  position,
+  p.description,
+  p.type,
+  p.required ? 1 : 0,
+  p.default_value === null || p.default_value === undefined
+    ? null
+    : JSON.stringify(p.default_value),
+];
+
 /** Opens (creating when needed) the database in `dataDir` for its code tools alone (the CLI). */
 export function openCodeToolStore(dataDir: string): CodeToolStore {
   const db = openSqliteDatabase(dataDir);
@@ -128,17 +141,7 @@ export function sqliteCodeToolStore(db: SqliteDatabase): CodeToolStore {
     return row ? load(row) : undefined;
   };
   const writeParam = (tool: string, position: number, p: CodeToolParam) =>
-    insertParam.run(
-      tool,
-      p.name,
-      position,
-      p.description,
-      p.type,
-      p.required ? 1 : 0,
-      p.default_value === null || p.default_value === undefined
-        ? null
-        : JSON.stringify(p.default_value),
-    );
+    insertParam.run(...paramValues(tool, position, p));
   /** Writes the settings as the tool's next version (in the caller's transaction). */
   const saveVersion = (name: string, current: number, settings: CodeToolSettings) => {
     const now = new Date().toISOString();
