@@ -1,9 +1,7 @@
 /** @module Persistence: agent tokens and activity history (SQLite), the admin key file. */
 export { type AdminKey, API_KEY_FILE, ensureAdminKey, readAdminKey } from './admin-key.ts';
 export { openConfiguredStore, openStore, type Store } from './open-store.ts';
-export { openCodeToolStore } from './sqlite-code-tool-store.ts';
 export { DATABASE_FILE } from './sqlite-database.ts';
-export { openTokenStore } from './sqlite-token-store.ts';
 export {
   ACTIVITY_KINDS,
   ACTIVITY_STATUSES,

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import { codeToolStoreContract } from './code-tool-store.contract.ts';
 import { openStore } from './open-store.ts';
-import { openCodeToolStore } from './sqlite-code-tool-store.ts';
 
 const tempDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-code-tools-'));
 
@@ -23,10 +22,11 @@ codeToolStoreContract('SQLite', async () => {
 it('tells a running store about tools another process changed', async () => {
   const dir = tempDir();
   const gateway = openStore(dir);
-  const cli = openCodeToolStore(dir);
+  // A second connection to the same file, as the CLI opens it.
+  const cli = openStore(dir);
   try {
     const changed = new Promise<void>((resolve) => gateway.codeTools.onExternalChange(resolve));
-    await cli.create('fmt', {
+    await cli.codeTools.create('fmt', {
       description: '',
       code: '1',
       timeout_ms: 5000,

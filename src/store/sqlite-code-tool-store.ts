@@ -1,5 +1,5 @@
 /** @module Code tools in SQLite: a row per tool, its param rows in order, and its immutable versions. */
-import { openSqliteDatabase, type SqliteDatabase } from './sqlite-database.ts';
+import type { SqliteDatabase } from './sqlite-database.ts';
 import type {
   CodeTool,
   CodeToolParam,
@@ -76,19 +76,6 @@ export const paramValues = (tool: string, position: number, p: CodeToolParam) =>
     ? null
     : JSON.stringify(p.default_value),
 ];
-
-/** Opens (creating when needed) the database in `dataDir` for its code tools alone (the CLI). */
-export function openCodeToolStore(dataDir: string): CodeToolStore {
-  const db = openSqliteDatabase(dataDir);
-  const store = sqliteCodeToolStore(db);
-  return {
-    ...store,
-    close: async () => {
-      await store.close();
-      db.close();
-    },
-  };
-}
 
 /** Code tools in an open database; closing the database is its owner's job. */
 export function sqliteCodeToolStore(db: SqliteDatabase): CodeToolStore {

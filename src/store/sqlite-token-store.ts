@@ -1,5 +1,5 @@
 /** @module Agent tokens in SQLite (better-sqlite3), in `data_dir/codemux.db`; only SHA-256 hashes are stored. */
-import { openSqliteDatabase, type SqliteDatabase } from './sqlite-database.ts';
+import type { SqliteDatabase } from './sqlite-database.ts';
 import {
   checkNewToken,
   hashToken as hash,
@@ -24,17 +24,6 @@ export function toRecord(row: Row): TokenRecord {
     code_tools: JSON.parse(row.code_tools) as string[],
     created_at: row.created_at,
     ...(row.last_used_at ? { last_used_at: row.last_used_at } : {}),
-  };
-}
-
-/** Opens (creating when needed) the database in `dataDir` for its tokens alone (the CLI). */
-export function openTokenStore(dataDir: string): TokenStore {
-  const db = openSqliteDatabase(dataDir);
-  return {
-    ...sqliteTokenStore(db),
-    close: async () => {
-      db.close();
-    },
   };
 }
 
