@@ -1,7 +1,9 @@
 /** @module Turns one finished execution and the calls it made into activity records. */
+import type { ResolvedConfig } from '../config/index.ts';
 import type { ActivitySurface } from '../store/index.ts';
+import { sortableId } from '../util/sortable-id.ts';
 import { cutForActivity } from './activity-cut.ts';
-import type { QueuedRecord } from './activity-recorder.ts';
+import type { ActivityRecorder, QueuedRecord } from './activity-recorder.ts';
 import { activityStatus } from './activity-status.ts';
 import type { CallDetail } from './call-gate.ts';
 import type { Caller, Envelope } from './types.ts';
@@ -19,6 +21,28 @@ export interface RunFacts {
   language?: string;
   code?: string;
   input?: unknown;
+}
+
+/** A new execution's facts: its record's id and start, before anything can fail. */
+export function newRunFacts(surface: ActivitySurface, caller: Caller): RunFacts {
+  return { id: sortableId(), surface, caller, startedAt: Date.now() };
+}
+
+/**
+ * Queues a finished execution and its calls when the history is on (`activity_enabled`);
+ * returns the execution's record id, or undefined when nothing was recorded.
+ */
+export function recordRun(
+  recorder: ActivityRecorder | undefined,
+  config: ResolvedConfig,
+  facts: RunFacts,
+  envelope: Envelope,
+  durationMs: number,
+  calls: readonly CallDetail[],
+): string | undefined {
+  if (!recorder || !config.activity.enabled) return undefined;
+  recorder.record(activityRecords(facts, config.instanceId, envelope, durationMs, calls));
+  return facts.id;
 }
 
 export const callerLabel = (caller: Caller): string =>

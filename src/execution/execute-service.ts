@@ -15,8 +15,7 @@ import type { ResolvedConfig } from '../config/index.ts';
 import { type GuestError, type SandboxExecutor, stripFunctionBody } from '../sandbox/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import { sortableId } from '../util/sortable-id.ts';
-import { activityRecords, type RunFacts } from './activity-entry.ts';
+import { newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
 import type { ActivityRecorder } from './activity-recorder.ts';
 import type { CallDetail } from './call-gate.ts';
 import { CallGate } from './call-gate.ts';
@@ -174,10 +173,7 @@ export class ExecuteService {
   /** Runs one execute call; throws ExecuteRefusal for the answers that are JSON-RPC errors. */
   async execute(args: unknown, caller: Caller = ADMIN): Promise<ExecuteOutcome> {
     const facts: RunFacts = {
-      id: sortableId(),
-      surface: 'codemode',
-      caller,
-      startedAt: Date.now(),
+      ...newRunFacts('codemode', caller),
       language: 'typescript',
       input: {},
     };
@@ -210,12 +206,8 @@ export class ExecuteService {
     started: number,
     calls: readonly CallDetail[],
   ): string | undefined {
-    const config = this.deps.config();
-    const recorder = this.deps.activity;
-    if (!recorder || !config.activity.enabled) return undefined;
     const ms = Math.round((performance.now() - started) * 100) / 100;
-    recorder.record(activityRecords(facts, config.instanceId, envelope, ms, calls));
-    return facts.id;
+    return recordRun(this.deps.activity, this.deps.config(), facts, envelope, ms, calls);
   }
 
   private async executeChecked(

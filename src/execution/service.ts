@@ -12,8 +12,7 @@ import { resolveScript, scriptsDir } from '../scripts/index.ts';
 import type { ActivitySurface, CodeTool } from '../store/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import { sortableId } from '../util/sortable-id.ts';
-import { activityRecords, type RunFacts } from './activity-entry.ts';
+import { newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
 import type { ActivityRecorder } from './activity-recorder.ts';
 import { type CallDetail, CallGate } from './call-gate.ts';
 import { errorFor, featureDisabled } from './caller-view.ts';
@@ -112,7 +111,7 @@ export class ExecutionService {
     caller: Caller = ADMIN,
     options: RunOptions = {},
   ): Promise<ExecutionResult> {
-    const facts = this.facts(options.surface ?? 'mcp', caller);
+    const facts = newRunFacts(options.surface ?? 'mcp', caller);
     // What the request says, as far as it can be read (a refused request is recorded too).
     const request = (typeof args === 'object' && args !== null ? args : {}) as Record<
       string,
@@ -193,21 +192,18 @@ export class ExecutionService {
     });
   }
 
-  /** A new execution's record: its id and start, before anything can fail. */
-  private facts(surface: ActivitySurface, caller: Caller): RunFacts {
-    return { id: sortableId(), surface, caller, startedAt: Date.now() };
-  }
-
   /** Queues the execution and its calls for the history; the result names its record. */
   private record(facts: RunFacts, run: Run): ExecutionResult {
     const { calls = [], ...result } = run;
-    const config = this.deps.config();
-    const recorder = this.deps.activity;
-    if (!recorder || !config.activity.enabled) return result;
-    recorder.record(
-      activityRecords(facts, config.instanceId, result.envelope, result.stats.duration_ms, calls),
+    const activityId = recordRun(
+      this.deps.activity,
+      this.deps.config(),
+      facts,
+      result.envelope,
+      result.stats.duration_ms,
+      calls,
     );
-    return { ...result, activityId: facts.id };
+    return activityId ? { ...result, activityId } : result;
   }
 
   /**
@@ -220,7 +216,7 @@ export class ExecutionService {
     args: unknown,
     caller: Caller = ADMIN,
   ): Promise<ExecutionResult> {
-    const facts = this.facts('code_tool', caller);
+    const facts = newRunFacts('code_tool', caller);
     facts.tool = tool.name;
     facts.code = tool.code;
     facts.language = 'javascript';
