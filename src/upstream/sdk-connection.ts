@@ -7,7 +7,6 @@ import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { GuardedTransport } from './guarded-transport.ts';
 import { boundedOutputValidators } from './output-validators.ts';
-import { boundedSchema } from './schema-bounds.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
 import { StderrTail } from './stderr-tail.ts';
 import { StdioTransport } from './stdio-transport.ts';
@@ -177,14 +176,6 @@ export class SdkConnection implements UpstreamConnection {
     }
   }
 
-  /** A schema within bounds, else its permissive stand-in (logged: the upstream sent something hostile or broken). */
-  private bounded(tool: string, field: string, schema: object): Record<string, unknown> {
-    const { schema: kept, excess } = boundedSchema(schema as Record<string, unknown>);
-    if (excess)
-      this.logger.warn({ server: this.name, tool, field, excess }, 'upstream schema dropped');
-    return kept;
-  }
-
   /** Every page of tools/list. */
   private async listTools(client: Client): Promise<ToolInfo[]> {
     const tools: ToolInfo[] = [];
@@ -194,13 +185,12 @@ export class SdkConnection implements UpstreamConnection {
         timeout: this.server.connectTimeoutMs,
       });
       for (const t of page.tools) {
-        const input = this.bounded(t.name, 'inputSchema', t.inputSchema);
-        const output = t.outputSchema && this.bounded(t.name, 'outputSchema', t.outputSchema);
         tools.push({
           name: t.name,
           description: t.description,
-          inputSchema: input,
-          outputSchema: output,
+          // Already bounded one tool at a time by the transport guard (guarded-transport.ts).
+          inputSchema: t.inputSchema as Record<string, unknown>,
+          outputSchema: t.outputSchema as Record<string, unknown> | undefined,
         });
       }
       cursor = page.nextCursor;
