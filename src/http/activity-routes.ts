@@ -61,10 +61,13 @@ export function activityRoutes(activity: () => ActivityLog | undefined): Hono<Ga
             await stream.writeSSE({ event: 'activity', data });
             continue;
           }
+          let timer: NodeJS.Timeout | undefined;
           await new Promise<void>((resolve) => {
             wake = resolve;
-            setTimeout(resolve, KEEPALIVE_MS).unref();
+            timer = setTimeout(resolve, KEEPALIVE_MS);
           });
+          // Woken by a record: the keep-alive timer of this wait is not needed any more.
+          clearTimeout(timer);
           wake = undefined;
           if (queue.length === 0 && !stream.aborted) await stream.write(': keepalive\n\n');
         }
