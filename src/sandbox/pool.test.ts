@@ -115,3 +115,58 @@ describe('worker pool', () => {
     expect(results).toEqual([0, 2, 4, 6, 8, 10]);
   });
 });
+
+describe('hand-offs (polling before sleeping, docs/engine.md)', () => {
+  const slowBridge: JobBridge = {
+    ...bridge,
+    call: async (json) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { envelope: { ok: true, result: JSON.parse(json) } };
+    },
+  };
+  const job = (code: string) => ({
+    code,
+    filename: 'code.js',
+    globalsJson: '{}',
+    memoryLimitBytes: 64 * MB,
+    limits: {
+      deadlineMs: Date.now() + RELAXED_DEADLINE_MS,
+      maxOutputBytes: MB,
+      maxLogLines: 128,
+      maxLogLineBytes: 4096,
+    },
+  });
+
+  it.each([
+    ['on', true],
+    ['off', false],
+  ])(
+    'with polling %s: calls, quick and slow, and jobs back to back or spaced out all answer',
+    async (_, spin) => {
+      const own = new SandboxPool({ size: 2, warm: 1, memoryLimitBytes: 64 * MB, spin });
+      await own.start();
+      try {
+        const loop = job(
+          "let n = 0; for (let i = 0; i < 200; i++) n += call_tool('s', 't', {i}).result.args.i; n",
+        );
+        expect(await own.run(loop, bridge)).toEqual({ ok: true, valueJson: '19900' });
+        const slow = job("[1, 2, 3].map((i) => call_tool('s', 't', {i}).result.args.i)");
+        expect(await own.run(slow, slowBridge)).toEqual({ ok: true, valueJson: '[1,2,3]' });
+        for (let i = 0; i < 50; i++)
+          expect(await own.run(job(`${i} + 1`), bridge)).toEqual({
+            ok: true,
+            valueJson: String(i + 1),
+          });
+        for (let i = 0; i < 3; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 15));
+          expect(await own.run(job(`${i} * 3`), bridge)).toEqual({
+            ok: true,
+            valueJson: String(i * 3),
+          });
+        }
+      } finally {
+        await own.stop();
+      }
+    },
+  );
+});

@@ -1,6 +1,6 @@
 /**
  * @module The typed message protocol between the host and a sandbox worker.
- * The worker side imports nothing from the host side but this file.
+ * The worker side imports nothing from the host side but this file and hand-off.ts.
  */
 import type { MessagePort } from 'node:worker_threads';
 
@@ -41,8 +41,11 @@ export interface JobSpec {
 export interface WorkerInit {
   /** The port the worker uses for host calls and logs; replies come back on it. */
   port: MessagePort;
-  /** Int32Array view index 0 is bumped by the host after each reply on `port`. */
+  /** The worker's shared signal, slots in hand-off.ts (SIGNAL). */
   signal: SharedArrayBuffer;
+  /** The pool's count of workers polling for a reply, and how many may at once. */
+  spinGate: SharedArrayBuffer;
+  maxSpinners: number;
   /** The QuickJS WebAssembly module, compiled once by the host. */
   wasmModule: WebAssembly.Module;
   /** Mutable wasm globals the module has; the snapshot restore requires exactly one (the stack pointer). */

@@ -6,9 +6,11 @@
  * and a stock of two lets a request that arrives right after another start at once.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { SpinGate } from '../hand-off.ts';
 import type { HostToWorker, WorkerInit, WorkerToHost } from '../protocol.ts';
 import { HostLink } from './host-link.ts';
 import { createInstance, type Instance } from './instance.ts';
+import { NextJob } from './next-job.ts';
 import type { Layout } from './quickjs-internals.ts';
 import { JobRun } from './run-job.ts';
 import { setUpEngine } from './self-test.ts';
@@ -27,8 +29,10 @@ interface Prepared {
 }
 
 const init = workerData as WorkerInit;
-const link = new HostLink(init.port, init.signal);
+const gate = new SpinGate(init.spinGate, init.maxSpinners);
+const link = new HostLink(init.port, init.signal, gate);
 const port = parentPort!;
+const nextJob = new NextJob(port, init.signal, gate);
 /** Prepared instances by memory cap, the cap used last at the end. */
 const stocks = new Map<number, Prepared[]>();
 /** Takers waiting for the next prepared instance. */
@@ -46,6 +50,15 @@ const INTL_PRELOAD_JOBS = 32;
 
 function send(message: WorkerToHost): void {
   port.postMessage(message);
+}
+
+let announced = false;
+/** Tells the host a prepared instance is waiting: a message the first time (the worker is up), then the shared flag alone (no wake-up of the host's thread per run). */
+function announcePrepared(): void {
+  link.setPrepared(true);
+  if (announced) return;
+  announced = true;
+  send({ type: 'ready' });
 }
 
 /** Leaves restore mode for good (an instance broke an assumption the self-test checked). */
@@ -94,7 +107,7 @@ function refill(): void {
       if (stock.length >= (layout ? RESTORED_STOCK_SIZE : FRESH_STOCK_SIZE)) return;
       const prepared = await prepare(cap);
       stocks.get(cap)?.push(prepared);
-      send({ type: 'ready' });
+      announcePrepared();
       for (const wake of waiting.splice(0)) wake();
     }
   })().finally(() => {
@@ -126,7 +139,8 @@ function recycle(prepared: Prepared, cap: number): void {
 }
 
 // Executions arrive one at a time: the host sends the next only after 'done'.
-port.on('message', async (message: HostToWorker) => {
+async function execute(message: HostToWorker): Promise<void> {
+  nextJob.arrived();
   const { execId, job } = message;
   const cap = job.memoryLimitBytes;
   const prepared = await take(cap);
@@ -136,9 +150,12 @@ port.on('message', async (message: HostToWorker) => {
   jobsRun++;
   if (prepared.instance.usedIntl) intlUntilJob = jobsRun + INTL_PRELOAD_JOBS;
   recycle(prepared, cap);
-  if ((stocks.get(current)?.length ?? 0) > 0) send({ type: 'ready' });
+  if ((stocks.get(current)?.length ?? 0) > 0) announcePrepared();
   refill();
-});
+  const next = nextJob.poll();
+  if (next) void execute(next);
+}
+port.on('message', (message: HostToWorker) => void execute(message));
 
 const setup = await setUpEngine(
   init.wasmModule,
@@ -151,7 +168,7 @@ if (setup.mode === 'restore') {
   layout = setup.layout;
   send({ type: 'engine', mode: 'restore' });
   use(init.memoryLimitBytes).push({ instance: setup.prepared.instance, snapshot: setup.prepared });
-  send({ type: 'ready' });
+  announcePrepared();
 } else {
   send({ type: 'engine', mode: 'fresh', warning: `snapshot self-test failed: ${setup.reason}` });
   use(init.memoryLimitBytes);
