@@ -1,6 +1,5 @@
 /** @module `codemux code scripts list`: the stored scripts, from the daemon when one runs, else from the directory. */
 import type { Command } from 'commander';
-import { stringify as toYaml } from 'yaml';
 import { listScripts, type ScriptListing, scriptsDir } from '../scripts/index.ts';
 import { daemonRequest, findDaemon } from './daemon-client.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
@@ -50,8 +49,11 @@ async function run(flags: ListFlags): Promise<void> {
     listing = listScripts(scriptsDir(config));
   }
   if (flags.output === 'json') await printJson(listing);
-  else if (flags.output === 'yaml') process.stdout.write(toYaml(listing));
-  else process.stdout.write(renderText(listing));
+  else if (flags.output === 'yaml') {
+    // Loaded here only: every command (serve too) would otherwise parse and keep the yaml package.
+    const { stringify } = await import('yaml');
+    process.stdout.write(stringify(listing));
+  } else process.stdout.write(renderText(listing));
 }
 
 export function registerScriptsList(code: Command): void {

@@ -24,6 +24,13 @@ import { workerEntry } from './worker-url.ts';
 /** How long past its deadline a job may take to report before its worker is terminated. */
 export const WATCHDOG_GRACE_MS = 50;
 const WORKER_HEAP_LIMIT_MB = 512;
+/**
+ * The worker's young generation: two 1 MiB semispaces (the size V8 starts them at, and its
+ * smallest) and 1 MiB for new large objects. The guest's heap lives in wasm memory, so a worker
+ * allocates little on the V8 heap; left free, V8 doubles the semispaces under load (3.3 MB
+ * resident instead of 2 MB).
+ */
+const WORKER_YOUNG_GENERATION_MB = 3;
 const WORKER_STACK_LIMIT_MB = 8;
 /** Longest the gateway thread polls for a worker's next message after handing it work. */
 const HOLD_MAX_US = 500;
@@ -101,6 +108,7 @@ export class PoolWorker {
       transferList: [channel.port2],
       resourceLimits: {
         maxOldGenerationSizeMb: WORKER_HEAP_LIMIT_MB,
+        maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
         stackSizeMb: WORKER_STACK_LIMIT_MB,
       },
       stdout: false,

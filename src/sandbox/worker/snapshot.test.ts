@@ -6,7 +6,7 @@ import { SIGNAL_BYTES, SpinGate } from '../hand-off.ts';
 import type { JobOutcome } from '../protocol.ts';
 import { countMutableGlobals } from '../wasm-globals.ts';
 import { HostLink } from './host-link.ts';
-import { runtimeInternals } from './quickjs-internals.ts';
+import { type Layout, runtimeInternals } from './quickjs-internals.ts';
 import { JobRun } from './run-job.ts';
 import { setUpEngine } from './self-test.ts';
 import type { Snapshot } from './snapshot.ts';
@@ -23,6 +23,7 @@ const link = new HostLink(
 );
 let wasm: WebAssembly.Module;
 let snapshot: Snapshot;
+let layout: Layout;
 let execId = 1;
 
 beforeAll(async () => {
@@ -34,6 +35,7 @@ beforeAll(async () => {
   const setup = await setUpEngine(wasm, 1, 64 * MB, STACK_LIMIT_BYTES);
   if (setup.mode !== 'restore') throw new Error(`self-test failed: ${setup.reason}`);
   snapshot = setup.prepared;
+  layout = setup.layout;
 });
 afterAll(() => {
   channel.port1.close();
@@ -92,6 +94,19 @@ describe('restoring a prepared instance in place', () => {
     expect(markerCopies()).toBeGreaterThanOrEqual(5000);
     expect(snapshot.restore()).toEqual({ ok: true });
     expect(markerCopies()).toBe(0);
+  });
+
+  it('clears bytes left anywhere in the stack window, below untouched stretches too', () => {
+    expect(value('(function f(n) { return n ? f(n - 1) + 1 : 0 })(2000)')).toBe(2000);
+    expect(snapshot.firstDifference(snapshot.instance.usedBytes())).toBe(-1);
+    // The window is the guest's recursion limit plus 256 KiB of slack, below the idle stack pointer.
+    const windowLow = layout.stackHighAddress - STACK_LIMIT_BYTES - 256 * 1024;
+    const memory = new Uint8Array(snapshot.instance.memory.buffer);
+    for (const at of [windowLow, windowLow + 100_003, layout.stackHighAddress - 600_000])
+      memory[at] = 0x5a;
+    expect(snapshot.firstDifference(snapshot.instance.usedBytes())).toBe(windowLow);
+    expect(snapshot.restore()).toEqual({ ok: true });
+    expect(snapshot.firstDifference(snapshot.instance.usedBytes())).toBe(-1);
   });
 
   it('reseeds Math.random for every run', () => {

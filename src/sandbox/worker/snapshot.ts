@@ -19,6 +19,13 @@ import {
 const STACK_SLACK_BYTES = 256 * 1024;
 /** Below the stack window: bytes checked after each run to prove the run stayed inside it. */
 const STACK_GUARD_BYTES = 32 * 1024;
+/**
+ * The stack window is zeroed from the lowest chunk of this size that is not all zero: the chunks
+ * below were read as zero, and writing zeros over them would make pages resident that no run
+ * touched (the window is 1.3 MB, a trivial run dirties a few KiB of it).
+ */
+const ZERO_SCAN_CHUNK_BYTES = 16 * 1024;
+const ZERO_CHUNK = new Uint8Array(ZERO_SCAN_CHUNK_BYTES);
 /** An instance whose memory grew past this many times its snapshot size is replaced. */
 export const GROWN_FACTOR = 2;
 
@@ -70,6 +77,23 @@ function firstNonZero(bytes: Uint8Array): number {
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 2);
   for (let i = 0; i < words.length; i++) if (words[i] !== 0) return (i * 4) & ~7;
   return words.length * 4;
+}
+
+/**
+ * The start of the lowest chunk of [start, end) that holds a nonzero byte (every byte below it
+ * is zero), or `end` when all are zero. Compares with memcmp; reading pages never written maps
+ * the kernel's zero page and does not make them resident.
+ */
+function lowestDirty(memory: Uint8Array, start: number, end: number): number {
+  for (let at = start; at < end; at += ZERO_SCAN_CHUNK_BYTES) {
+    const chunk = memory.subarray(at, Math.min(at + ZERO_SCAN_CHUNK_BYTES, end));
+    const zero =
+      chunk.byteLength === ZERO_SCAN_CHUNK_BYTES
+        ? ZERO_CHUNK
+        : ZERO_CHUNK.subarray(0, chunk.byteLength);
+    if (Buffer.compare(chunk, zero) !== 0) return at;
+  }
+  return end;
 }
 
 export type RestoreOutcome = { ok: true } | { ok: false; reason: string };
@@ -215,7 +239,7 @@ export class Snapshot {
     if (breakNow < this.breakAtSnapshot) return { ok: false, reason: 'the heap break went down' };
     const memory = new Uint8Array(instance.memory.buffer);
     memory.set(this.low, 0);
-    memory.fill(0, this.windowLow, this.highStart);
+    memory.fill(0, lowestDirty(memory, this.windowLow, this.highStart), this.highStart);
     if (this.fault !== 'skip-heap') memory.set(this.high, this.highStart);
     // Nothing lives above the break: what the run added there goes back to zero.
     memory.fill(0, this.breakAtSnapshot, breakNow);
