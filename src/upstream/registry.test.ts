@@ -69,3 +69,19 @@ describe('per-call limits', () => {
     });
   });
 });
+
+describe('listeners', () => {
+  it('takes a log listener per MCP session past ten without a leak warning', async () => {
+    const registry = new UpstreamRegistry([], silentLogger());
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 20; i++) registry.on('log', () => {});
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+});

@@ -76,6 +76,9 @@ export class UpstreamRegistry extends EventEmitter {
     options: RegistryOptions = {},
   ) {
     super();
+    // Every MCP session listens for upstream logs (and tool changes) until it closes: with more
+    // than ten clients, Node's leak warning would fire for listeners that are not leaked.
+    this.setMaxListeners(0);
     this.live = options.live ?? false;
     this.factory = options.factory ?? sdkFactory;
     this.clusterSlots = options.clusterSlots;
