@@ -122,37 +122,28 @@ async function baselines() {
 const ROUNDS = 5;
 const CALLS_PER_ROUND = 200;
 
-/**
- * call_tool against a direct SDK call to the same stdio upstream, interleaved in rounds
- * (CALLS_PER_ROUND calls each); `runSlept` is a runtime whose threads sleep through every
- * hand-off (no polling, docs/engine.md), measured in the same rounds.
- */
-async function callOverhead(run, runSlept) {
+/** call_tool against a direct SDK call to the same stdio upstream, interleaved in rounds (1,000 calls each). */
+async function callOverhead(run) {
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [FIXTURE] }));
   for (let i = 0; i < 100; i++)
     await client.callTool({ name: 'echo', arguments: { message: 'x' } });
   const direct = [];
   const via = [];
-  const viaSlept = [];
-  const perCall = async (execute) => {
-    const empty = await execute({ code: `for (let i = 0; i < ${CALLS_PER_ROUND}; i++) {}` });
-    const loop = await execute({
-      code: `for (let i = 0; i < ${CALLS_PER_ROUND}; i++) call_tool('fixture', 'echo', {message: 'x'}); 1`,
-    });
-    return (loop.stats.duration_ms - empty.stats.duration_ms) / CALLS_PER_ROUND;
-  };
   for (let round = 0; round < ROUNDS; round++) {
     const t = performance.now();
     for (let i = 0; i < CALLS_PER_ROUND; i++) {
       await client.callTool({ name: 'echo', arguments: { message: 'x' } });
     }
     direct.push((performance.now() - t) / CALLS_PER_ROUND);
-    via.push(await perCall(run));
-    viaSlept.push(await perCall(runSlept));
+    const empty = await run({ code: `for (let i = 0; i < ${CALLS_PER_ROUND}; i++) {}` });
+    const loop = await run({
+      code: `for (let i = 0; i < ${CALLS_PER_ROUND}; i++) call_tool('fixture', 'echo', {message: 'x'}); 1`,
+    });
+    via.push((loop.stats.duration_ms - empty.stats.duration_ms) / CALLS_PER_ROUND);
   }
   await client.close();
-  return { direct: median(direct), via: median(via), viaSlept: median(viaSlept) };
+  return { direct: median(direct), via: median(via) };
 }
 
 async function throughRuntime() {
@@ -161,15 +152,10 @@ async function throughRuntime() {
     { baseDir: ROOT },
   );
   const runtime = createRuntime(config, silentLogger(), { warmWorkers: 2 });
-  const slept = createRuntime(config, silentLogger(), { warmWorkers: 2, spin: false });
-  await Promise.all([runtime.start(), slept.start()]);
+  await runtime.start();
   const run = (args) => runtime.service.execute(args);
-  const runSlept = (args) => slept.service.execute(args);
-  const warmUp = "for (let i = 0; i < 100; i++) call_tool('fixture', 'echo', {message: 'x'})";
-  await run({ code: warmUp });
-  await runSlept({ code: warmUp });
-  const calls = await callOverhead(run, runSlept);
-  await slept.stop();
+  await run({ code: "for (let i = 0; i < 100; i++) call_tool('fixture', 'echo', {message: 'x'})" });
+  const calls = await callOverhead(run);
 
   await run({ code: "call_tool('fixture', 'sleep', {ms: 1})" });
   const batch = await run({
@@ -267,7 +253,7 @@ const overheadMs = rt.calls.via - rt.calls.direct;
 report(
   'call_tool overhead per call',
   fmt(Math.max(0, overheadMs)),
-  `direct SDK call ${fmt(rt.calls.direct)}, via call_tool ${fmt(rt.calls.via)}; threads sleeping through hand-offs ${fmt(rt.calls.viaSlept)}`,
+  `direct SDK call ${fmt(rt.calls.direct)}, via call_tool ${fmt(rt.calls.via)}`,
   '<= 120 us',
   overheadMs <= 0.12,
 );

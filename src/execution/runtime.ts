@@ -65,8 +65,6 @@ export interface RuntimeOptions {
   clusterSlots?: ClusterSlots;
   /** Where executions are recorded; without it nothing is. */
   activityStore?: ActivityStore;
-  /** Benchmarks only: false turns off polling hand-offs (the baseline they are measured against). */
-  spin?: boolean;
 }
 
 export function createRuntime(
@@ -85,7 +83,6 @@ export function createRuntime(
       warm: options.warmWorkers,
       memoryLimitBytes: config.codeExecution.memoryLimitMb * 1_048_576,
       engine: { onWarning: (message) => logger.warn(message) },
-      spin: options.spin,
     }),
   );
   const current = () => config;

@@ -3,21 +3,17 @@
  * its calls on the call port, and is terminated by a watchdog when the guest is stuck in
  * a builtin that ignores the interrupt.
  */
-import {
-  MessageChannel,
-  type MessagePort,
-  receiveMessageOnPort,
-  Worker,
-} from 'node:worker_threads';
+import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { BridgeReply, JobBridge } from './executor.ts';
-import { AdaptiveSpin, SIGNAL, SIGNAL_BYTES } from './hand-off.ts';
-import type {
-  CallMessage,
-  CallReply,
-  JobOutcome,
-  JobSpec,
-  WorkerInit,
-  WorkerToHost,
+import {
+  type CallMessage,
+  type CallReply,
+  type JobOutcome,
+  type JobSpec,
+  SIGNAL,
+  SIGNAL_BYTES,
+  type WorkerInit,
+  type WorkerToHost,
 } from './protocol.ts';
 import { workerEntry } from './worker-url.ts';
 
@@ -32,8 +28,6 @@ const WORKER_HEAP_LIMIT_MB = 512;
  */
 const WORKER_YOUNG_GENERATION_MB = 3;
 const WORKER_STACK_LIMIT_MB = 8;
-/** Longest the gateway thread polls for a worker's next message after handing it work. */
-const HOLD_MAX_US = 500;
 
 interface Running {
   execId: number;
@@ -46,16 +40,6 @@ const TIMEOUT_OUTCOME: JobOutcome = {
   ok: false,
   error: { code: 'TIMEOUT', message: 'JavaScript execution timed out', stack: '' },
 };
-
-/** What the pool shares with its workers for hand-offs (hand-off.ts). */
-export interface HandOff {
-  /** The pool's count of workers polling for a reply. */
-  spinGate: SharedArrayBuffer;
-  /** Workers that may poll at once (cores - 1). */
-  maxSpinners: number;
-  /** True when the gateway thread may poll for this worker: it runs the pool's only execution. */
-  mayHold: () => boolean;
-}
 
 /** How the worker prepares instances, and who hears when it cannot restore them. */
 export interface EngineOptions {
@@ -72,9 +56,6 @@ export class PoolWorker {
   private running: Running | undefined;
   private reserved = false;
   private nextExecId = 1;
-  /** When the host last handed this worker a job or a reply (ms), until its next message. */
-  private handedAtMs = 0;
-  private readonly hold = new AdaptiveSpin(HOLD_MAX_US);
   private dead = false;
   /** Reported by the worker at start: instances restored in place, or fresh ones. */
   engineMode: 'restore' | 'fresh' | undefined;
@@ -85,7 +66,6 @@ export class PoolWorker {
     memoryLimitBytes: number,
     stackLimitBytes: number,
     private readonly onGone: (worker: PoolWorker) => void,
-    private readonly handOff: HandOff,
     private readonly engine: EngineOptions = {},
   ) {
     const channel = new MessageChannel();
@@ -95,8 +75,6 @@ export class PoolWorker {
     const init: WorkerInit = {
       port: channel.port2,
       signal,
-      spinGate: handOff.spinGate,
-      maxSpinners: handOff.maxSpinners,
       wasmModule: wasm.module,
       mutableGlobals: wasm.mutableGlobals,
       stackLimitBytes,
@@ -157,26 +135,8 @@ export class PoolWorker {
       this.running = { execId, bridge, resolve, watchdog };
       this.reserved = false;
       Atomics.store(this.signal, SIGNAL.prepared, 0);
-      const seen = Atomics.load(this.signal, SIGNAL.posted);
       this.worker.postMessage({ type: 'execute', execId, job });
-      Atomics.add(this.signal, SIGNAL.jobs, 1);
-      this.holdFor(seen);
     });
-  }
-
-  /**
-   * After handing the worker work: when it runs the pool's only execution, polls briefly for
-   * its next message (a short program's answer, its next call) and takes it at once, so
-   * neither thread sleeps through the hand-off. The event loop waits at most HOLD_MAX_US.
-   */
-  private holdFor(seen: number): void {
-    this.handedAtMs = performance.now();
-    if (!this.handOff.mayHold()) return;
-    if (!this.hold.poll(() => Atomics.load(this.signal, SIGNAL.posted) !== seen)) return;
-    for (let received = receiveMessageOnPort(this.port); received; ) {
-      this.onCall(received.message as CallMessage);
-      received = this.dead ? undefined : receiveMessageOnPort(this.port);
-    }
   }
 
   private finish(execId: number, outcome: JobOutcome): void {
@@ -227,18 +187,12 @@ export class PoolWorker {
 
   private reply(message: CallReply): void {
     if (this.dead) return;
-    const seen = Atomics.load(this.signal, SIGNAL.posted);
     this.port.postMessage(message);
     Atomics.add(this.signal, SIGNAL.replies, 1);
     Atomics.notify(this.signal, SIGNAL.replies);
-    this.holdFor(seen);
   }
 
   private onCall(message: CallMessage): void {
-    if (this.handedAtMs) {
-      this.hold.observe((performance.now() - this.handedAtMs) * 1000);
-      this.handedAtMs = 0;
-    }
     const running = this.running;
     if (!running || running.execId !== message.execId) return;
     if (message.type === 'done') {

@@ -5,9 +5,8 @@
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import os from 'node:os';
 import type { JobBridge, SandboxExecutor } from './executor.ts';
-import { type EngineOptions, type HandOff, PoolWorker } from './pool-worker.ts';
+import { type EngineOptions, PoolWorker } from './pool-worker.ts';
 import type { JobOutcome, JobSpec } from './protocol.ts';
 import { countMutableGlobals } from './wasm-globals.ts';
 
@@ -23,8 +22,6 @@ export interface PoolOptions {
   memoryLimitBytes: number;
   /** Warnings (a worker that cannot restore instances) and the tests' restore fault. */
   engine?: EngineOptions;
-  /** Threads poll briefly instead of sleeping through hand-offs (docs/engine.md); default on with 2+ cores. */
-  spin?: boolean;
 }
 
 interface Waiting {
@@ -59,21 +56,8 @@ export class SandboxPool implements SandboxExecutor {
   private wasm: CompiledQuickJs | undefined;
   private starting: Promise<void> | undefined;
   private stopped = false;
-  /** Executions running on a worker now. */
-  private active = 0;
-  /** The worker that finished last: its thread is awake, and may be polling for the next job. */
-  private lastFinished: PoolWorker | undefined;
-  private readonly handOff: HandOff;
 
-  constructor(private readonly options: PoolOptions) {
-    const cores = os.availableParallelism();
-    const spin = (options.spin ?? true) && cores > 1;
-    this.handOff = {
-      spinGate: new SharedArrayBuffer(4),
-      maxSpinners: spin ? cores - 1 : 0,
-      mayHold: () => spin && this.active === 1,
-    };
-  }
+  constructor(private readonly options: PoolOptions) {}
 
   /** Compiles QuickJS and starts the warm workers; idempotent. */
   start(): Promise<void> {
@@ -91,7 +75,6 @@ export class SandboxPool implements SandboxExecutor {
       this.options.memoryLimitBytes,
       GUEST_STACK_LIMIT_BYTES,
       (gone) => this.onGone(gone),
-      this.handOff,
       this.options.engine,
     );
     this.workers.add(worker);
@@ -140,14 +123,8 @@ export class SandboxPool implements SandboxExecutor {
     return [...this.workers].map((w) => w.engineMode);
   }
 
-  /**
-   * An idle worker: the one that finished last when it restores instances (awake, its
-   * instance back within a fraction of a millisecond), else one whose next instance is
-   * already prepared.
-   */
+  /** An idle worker, preferring one whose next instance is already prepared. */
   private idleWorker(): PoolWorker | undefined {
-    const hot = this.lastFinished;
-    if (hot?.alive && !hot.busy && (hot.primed || hot.engineMode === 'restore')) return hot;
     let idle: PoolWorker | undefined;
     for (const worker of this.workers) {
       if (!worker.alive || worker.busy) continue;
@@ -182,10 +159,7 @@ export class SandboxPool implements SandboxExecutor {
   }
 
   private runOn(worker: PoolWorker, waiting: Waiting): void {
-    this.active++;
     worker.run(waiting.job, waiting.bridge).then((outcome) => {
-      this.active--;
-      this.lastFinished = worker;
       waiting.resolve(outcome);
       this.dispatch();
     });

@@ -1,6 +1,6 @@
 /**
  * @module The typed message protocol between the host and a sandbox worker.
- * The worker side imports nothing from the host side but this file and hand-off.ts.
+ * The worker side imports nothing from the host side but this file.
  */
 import type { MessagePort } from 'node:worker_threads';
 
@@ -37,15 +37,21 @@ export interface JobSpec {
   memoryLimitBytes: number;
 }
 
+/** Slots of a worker's shared signal (an Int32Array on `WorkerInit.signal`). */
+export const SIGNAL = {
+  /** Bumped by the host after each reply it posts on the call port. */
+  replies: 0,
+  /** 1 while the worker holds a prepared instance (set by the worker, cleared by the host). */
+  prepared: 1,
+} as const;
+export const SIGNAL_BYTES = 8;
+
 /** Sent once at startup in workerData. */
 export interface WorkerInit {
   /** The port the worker uses for host calls and logs; replies come back on it. */
   port: MessagePort;
-  /** The worker's shared signal, slots in hand-off.ts (SIGNAL). */
+  /** The worker's shared signal, slots in SIGNAL. */
   signal: SharedArrayBuffer;
-  /** The pool's count of workers polling for a reply, and how many may at once. */
-  spinGate: SharedArrayBuffer;
-  maxSpinners: number;
   /** The QuickJS WebAssembly module, compiled once by the host. */
   wasmModule: WebAssembly.Module;
   /** Mutable wasm globals the module has; the snapshot restore requires exactly one (the stack pointer). */

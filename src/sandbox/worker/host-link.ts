@@ -1,26 +1,19 @@
 /**
  * @module The worker's end of the call port: posts calls and logs, and blocks the worker
- * until the host's reply arrives (polling briefly, then Atomics.wait), so a sync guest call
- * costs one round trip.
+ * (Atomics.wait) until the host's reply arrives, so a sync guest call costs one round trip.
  */
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
-import { AdaptiveSpin, SIGNAL, type SpinGate } from '../hand-off.ts';
-import type { CallMessage, CallReply } from '../protocol.ts';
-
-/** Longest a worker polls for a reply before it sleeps. */
-const REPLY_SPIN_MAX_US = 2000;
+import { type CallMessage, type CallReply, SIGNAL } from '../protocol.ts';
 
 export class HostLink {
   private readonly signal: Int32Array;
   /** Replies that arrived while waiting for another one, by call id. */
   private readonly stash = new Map<number, CallReply>();
   private nextCallId = 1;
-  private readonly spin = new AdaptiveSpin(REPLY_SPIN_MAX_US);
 
   constructor(
     private readonly port: MessagePort,
     signal: SharedArrayBuffer,
-    private readonly gate: SpinGate,
   ) {
     this.signal = new Int32Array(signal);
   }
@@ -32,7 +25,6 @@ export class HostLink {
 
   post(message: CallMessage): void {
     this.port.postMessage(message);
-    Atomics.add(this.signal, SIGNAL.posted, 1);
   }
 
   /** Says whether the worker holds a prepared instance (the host prefers such a worker). */
@@ -81,33 +73,13 @@ export class HostLink {
    * The signal is read before the port is drained, so a reply posted in between wakes the wait.
    */
   waitFor(deadlineMs: number, pick: () => CallReply | undefined): CallReply | undefined {
-    const started = performance.now();
-    let spun = false;
-    try {
-      for (;;) {
-        const seen = Atomics.load(this.signal, SIGNAL.replies);
-        const reply = pick();
-        if (reply) return reply;
-        const remaining = deadlineMs - Date.now();
-        if (remaining <= 0) return undefined;
-        if (!spun) {
-          spun = true;
-          if (this.poll(seen, remaining * 1000)) continue;
-        }
-        Atomics.wait(this.signal, SIGNAL.replies, seen, remaining);
-      }
-    } finally {
-      this.spin.observe((performance.now() - started) * 1000);
-    }
-  }
-
-  /** Polls for a reply after `seen` (at most `capUs`), when a polling slot is free. */
-  private poll(seen: number, capUs: number): boolean {
-    if (!this.gate.enter()) return false;
-    try {
-      return this.spin.poll(() => Atomics.load(this.signal, SIGNAL.replies) !== seen, capUs);
-    } finally {
-      this.gate.leave();
+    for (;;) {
+      const seen = Atomics.load(this.signal, SIGNAL.replies);
+      const reply = pick();
+      if (reply) return reply;
+      const remaining = deadlineMs - Date.now();
+      if (remaining <= 0) return undefined;
+      Atomics.wait(this.signal, SIGNAL.replies, seen, remaining);
     }
   }
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 describe('the worker side', () => {
-  it('imports nothing from the host side but the protocol and hand-off files', () => {
+  it('imports nothing from the host side but the protocol file', () => {
     for (const file of fs
       .readdirSync(here)
       .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.test.ts'))) {
@@ -16,10 +16,8 @@ describe('the worker side', () => {
         if (!spec.startsWith('.')) continue;
         const resolved = path.resolve(here, spec);
         const inside = resolved.startsWith(here + path.sep);
-        const shared = ['protocol.ts', 'hand-off.ts'].some(
-          (name) => resolved === path.resolve(here, '..', name),
-        );
-        expect(inside || shared, `${file} imports ${spec}`).toBe(true);
+        const isProtocol = resolved === path.resolve(here, '..', 'protocol.ts');
+        expect(inside || isProtocol, `${file} imports ${spec}`).toBe(true);
       }
     }
   });

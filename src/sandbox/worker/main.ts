@@ -6,11 +6,9 @@
  * and a stock of two lets a request that arrives right after another start at once.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { SpinGate } from '../hand-off.ts';
 import type { HostToWorker, WorkerInit, WorkerToHost } from '../protocol.ts';
 import { HostLink } from './host-link.ts';
 import { createInstance, type Instance } from './instance.ts';
-import { NextJob } from './next-job.ts';
 import type { Layout } from './quickjs-internals.ts';
 import { JobRun } from './run-job.ts';
 import { setUpEngine } from './self-test.ts';
@@ -29,10 +27,8 @@ interface Prepared {
 }
 
 const init = workerData as WorkerInit;
-const gate = new SpinGate(init.spinGate, init.maxSpinners);
-const link = new HostLink(init.port, init.signal, gate);
+const link = new HostLink(init.port, init.signal);
 const port = parentPort!;
-const nextJob = new NextJob(port, init.signal, gate);
 /** Prepared instances by memory cap, the cap used last at the end. */
 const stocks = new Map<number, Prepared[]>();
 /** Takers waiting for the next prepared instance. */
@@ -53,7 +49,10 @@ function send(message: WorkerToHost): void {
 }
 
 let announced = false;
-/** Tells the host a prepared instance is waiting: a message the first time (the worker is up), then the shared flag alone (no wake-up of the host's thread per run). */
+/**
+ * Tells the host a prepared instance is waiting: a message the first time (the worker is up),
+ * then the shared flag alone; a message after every run woke the host's thread once more.
+ */
 function announcePrepared(): void {
   link.setPrepared(true);
   if (announced) return;
@@ -139,8 +138,7 @@ function recycle(prepared: Prepared, cap: number): void {
 }
 
 // Executions arrive one at a time: the host sends the next only after 'done'.
-async function execute(message: HostToWorker): Promise<void> {
-  nextJob.arrived();
+port.on('message', async (message: HostToWorker) => {
   const { execId, job } = message;
   const cap = job.memoryLimitBytes;
   const prepared = await take(cap);
@@ -152,10 +150,7 @@ async function execute(message: HostToWorker): Promise<void> {
   recycle(prepared, cap);
   if ((stocks.get(current)?.length ?? 0) > 0) announcePrepared();
   refill();
-  const next = nextJob.poll();
-  if (next) void execute(next);
-}
-port.on('message', (message: HostToWorker) => void execute(message));
+});
 
 const setup = await setUpEngine(
   init.wasmModule,

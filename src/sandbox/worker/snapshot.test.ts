@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGNAL_BYTES, SpinGate } from '../hand-off.ts';
-import type { JobOutcome } from '../protocol.ts';
+import { type JobOutcome, SIGNAL_BYTES } from '../protocol.ts';
 import { countMutableGlobals } from '../wasm-globals.ts';
 import { HostLink } from './host-link.ts';
 import { type Layout, runtimeInternals } from './quickjs-internals.ts';
@@ -16,11 +15,7 @@ const MB = 1_048_576;
 const STACK_LIMIT_BYTES = MB;
 const MARKER = 'codemux-marker-7f3a9';
 const channel = new MessageChannel();
-const link = new HostLink(
-  channel.port2,
-  new SharedArrayBuffer(SIGNAL_BYTES),
-  new SpinGate(new SharedArrayBuffer(4), 0),
-);
+const link = new HostLink(channel.port2, new SharedArrayBuffer(SIGNAL_BYTES));
 let wasm: WebAssembly.Module;
 let snapshot: Snapshot;
 let layout: Layout;
