@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import variant from '@jitl/quickjs-wasmfile-release-sync';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -104,6 +105,40 @@ async function trivialEngine() {
   };
 }
 
+/**
+ * This machine's thread hand-off right now, for reading the other figures: the median round
+ * trip of a sync call between two bare threads (postMessage, then Atomics.wait for the reply),
+ * as a sync call_tool makes it. 17-25 us on a calm VM here, 100 us when the host is busy.
+ */
+async function handOffRoundTrip() {
+  const { port1, port2 } = new MessageChannel();
+  const signal = new SharedArrayBuffer(4);
+  const flag = new Int32Array(signal);
+  const worker = new Worker(
+    `const { workerData: { port, signal }, receiveMessageOnPort, parentPort } = require('node:worker_threads');
+    const flag = new Int32Array(signal);
+    const times = [];
+    for (let i = 0; i < 3000; i++) {
+      const seen = Atomics.load(flag, 0);
+      const t = performance.now();
+      port.postMessage(i);
+      while (!receiveMessageOnPort(port)) Atomics.wait(flag, 0, seen, 1000);
+      times.push(performance.now() - t);
+    }
+    parentPort.postMessage(times);`,
+    { eval: true, workerData: { port: port2, signal }, transferList: [port2] },
+  );
+  port1.on('message', (message) => {
+    port1.postMessage(message);
+    Atomics.add(flag, 0, 1);
+    Atomics.notify(flag, 0);
+  });
+  const times = await new Promise((resolve) => worker.once('message', resolve));
+  await worker.terminate();
+  port1.close();
+  return median(times.slice(300));
+}
+
 async function baselines() {
   const { runSandboxed } = await loadQuickJs(variant);
   for (let i = 0; i < 20; i++)
@@ -195,11 +230,19 @@ async function throughRuntime() {
 console.log(
   `codemux bench on Node ${process.version}, ${(await import('node:os')).cpus().length} cores\n`,
 );
+const handOff = await handOffRoundTrip();
 const startMs = await workerStart();
 const engine = await trivialEngine();
 const base = await baselines();
 const rt = await throughRuntime();
 
+report(
+  'thread hand-off round trip, this machine now',
+  fmt(handOff),
+  'two bare threads: postMessage, Atomics.wait',
+  'info',
+  true,
+);
 report(
   'trivial execution, after an 8 ms idle gap (median)',
   fmt(engine.median),
