@@ -8,7 +8,7 @@ import { HostLink } from './host-link.ts';
 import { type Layout, runtimeInternals } from './quickjs-internals.ts';
 import { JobRun } from './run-job.ts';
 import { setUpEngine } from './self-test.ts';
-import type { Snapshot } from './snapshot.ts';
+import { type Snapshot, STACK_SLACK_BYTES } from './snapshot.ts';
 
 // The worker's modules driven in this thread, so a test can read the instance's linear memory.
 const MB = 1_048_576;
@@ -94,8 +94,8 @@ describe('restoring a prepared instance in place', () => {
   it('clears bytes left anywhere in the stack window, below untouched stretches too', () => {
     expect(value('(function f(n) { return n ? f(n - 1) + 1 : 0 })(2000)')).toBe(2000);
     expect(snapshot.firstDifference(snapshot.instance.usedBytes())).toBe(-1);
-    // The window is the guest's recursion limit plus 256 KiB of slack, below the idle stack pointer.
-    const windowLow = layout.stackHighAddress - STACK_LIMIT_BYTES - 256 * 1024;
+    // The window is the guest's recursion limit plus its slack, below the idle stack pointer.
+    const windowLow = layout.stackHighAddress - STACK_LIMIT_BYTES - STACK_SLACK_BYTES;
     const memory = new Uint8Array(snapshot.instance.memory.buffer);
     for (const at of [windowLow, windowLow + 100_003, layout.stackHighAddress - 600_000])
       memory[at] = 0x5a;

@@ -16,13 +16,14 @@ import {
 } from './quickjs-internals.ts';
 
 /** Room below the guest's recursion limit for native frames past QuickJS's own stack check. */
-const STACK_SLACK_BYTES = 256 * 1024;
+export const STACK_SLACK_BYTES = 256 * 1024;
 /** Below the stack window: bytes checked after each run to prove the run stayed inside it. */
 const STACK_GUARD_BYTES = 32 * 1024;
 /**
  * The stack window is zeroed from the lowest chunk of this size that is not all zero: the chunks
  * below were read as zero, and writing zeros over them would make pages resident that no run
- * touched (the window is 1.3 MB, a trivial run dirties a few KiB of it).
+ * touched (the window is 1.3 MB, a trivial run dirties a few KiB of it). Zero checks compare a
+ * chunk at a time against this many zeros.
  */
 const ZERO_SCAN_CHUNK_BYTES = 16 * 1024;
 const ZERO_CHUNK = new Uint8Array(ZERO_SCAN_CHUNK_BYTES);
@@ -62,13 +63,12 @@ function restoreMap<K, V>(map: Map<K, V>, saved: ReadonlyArray<[K, V]>): void {
   for (const [key, value] of saved) map.set(key, value);
 }
 
+/** True when every byte is zero (memcmp against zeros, a chunk at a time). */
 function isZero(bytes: Uint8Array): boolean {
-  const head = Math.min(bytes.byteLength, (4 - (bytes.byteOffset & 3)) & 3);
-  const count = (bytes.byteLength - head) >> 2;
-  for (let i = 0; i < head; i++) if (bytes[i] !== 0) return false;
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + head, count);
-  for (let i = 0; i < count; i++) if (words[i] !== 0) return false;
-  for (let i = head + count * 4; i < bytes.byteLength; i++) if (bytes[i] !== 0) return false;
+  for (let at = 0; at < bytes.byteLength; at += ZERO_SCAN_CHUNK_BYTES) {
+    const chunk = bytes.subarray(at, at + ZERO_SCAN_CHUNK_BYTES);
+    if (Buffer.compare(chunk, ZERO_CHUNK.subarray(0, chunk.byteLength)) !== 0) return false;
+  }
   return true;
 }
 
@@ -81,18 +81,12 @@ function firstNonZero(bytes: Uint8Array): number {
 
 /**
  * The start of the lowest chunk of [start, end) that holds a nonzero byte (every byte below it
- * is zero), or `end` when all are zero. Compares with memcmp; reading pages never written maps
- * the kernel's zero page and does not make them resident.
+ * is zero), or `end` when all are zero. Reading pages never written maps the kernel's zero page
+ * and does not make them resident.
  */
 function lowestDirty(memory: Uint8Array, start: number, end: number): number {
-  for (let at = start; at < end; at += ZERO_SCAN_CHUNK_BYTES) {
-    const chunk = memory.subarray(at, Math.min(at + ZERO_SCAN_CHUNK_BYTES, end));
-    const zero =
-      chunk.byteLength === ZERO_SCAN_CHUNK_BYTES
-        ? ZERO_CHUNK
-        : ZERO_CHUNK.subarray(0, chunk.byteLength);
-    if (Buffer.compare(chunk, zero) !== 0) return at;
-  }
+  for (let at = start; at < end; at += ZERO_SCAN_CHUNK_BYTES)
+    if (!isZero(memory.subarray(at, Math.min(at + ZERO_SCAN_CHUNK_BYTES, end)))) return at;
   return end;
 }
 
