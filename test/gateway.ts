@@ -22,8 +22,22 @@ export interface RunningGateway {
   stop(): Promise<number | null>;
 }
 
+/** Ports a start tries: a free port can be taken by a test running in parallel before the gateway binds it. */
+const START_ATTEMPTS = 3;
+
 /** Starts `codemux serve` with `configFile`, whose listen is set to a free port first (so the CLI finds it). */
 export async function startGateway(configFile: string): Promise<RunningGateway> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePort(configFile);
+    } catch (error) {
+      const taken = (error as Error).message.includes('the address is already in use');
+      if (!taken || attempt === START_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function startOnFreePort(configFile: string): Promise<RunningGateway> {
   const port = await freePort();
   const raw = JSON.parse(fs.readFileSync(configFile, 'utf8')) as Record<string, unknown>;
   fs.writeFileSync(configFile, JSON.stringify({ ...raw, listen: `127.0.0.1:${port}` }, null, 2));
@@ -41,8 +55,10 @@ export async function startGateway(configFile: string): Promise<RunningGateway> 
       const response = await fetch(`${url}/healthz`);
       if (response.ok && out.includes(' listening on ')) break;
     } catch {}
-    if (child.exitCode !== null || Date.now() > deadline)
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill();
       throw new Error(`codemux serve did not start:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   const dataDir = path.join(path.dirname(configFile), 'data');
