@@ -137,8 +137,10 @@ export function codeExecutionTool(servers: readonly ServerSummary[], budgetToken
   };
 }
 
-/** code_execution while the feature is off: listed so clients see why, every call refused. */
-/** code_execution while the feature switch is off; `why` is the caller's FEATURE_DISABLED message. */
+/**
+ * code_execution while the feature switch is off: listed so clients see why (`why`, the
+ * caller's FEATURE_DISABLED message), every call refused.
+ */
 export function disabledCodeExecutionTool(why: string): Tool {
   return {
     name: CODE_EXECUTION_TOOL,
