@@ -55,7 +55,7 @@ export async function waitFor(url, attempts) {
  * This machine's cost of the memory a memory bomb fills, right now: milliseconds (median of 3)
  * to grow a fresh WebAssembly.Memory to 128 MiB, the default cap, and write one byte per
  * 4 KiB page. No program is stopped faster than its memory is first touched; on this
- * project's VM that varies from about 70 to 300 ms with the host and with how much memory
+ * project's VM that varies from about 70 to over 400 ms with the host and with how much memory
  * was just freed. Measured in a child process, so the caller's RSS is not touched.
  */
 export function firstTouch128MiB() {
