@@ -12,6 +12,7 @@ import {
   type JobSpec,
   SIGNAL,
   SIGNAL_BYTES,
+  type WasmBuild,
   type WorkerInit,
   type WorkerToHost,
 } from './protocol.ts';
@@ -62,7 +63,7 @@ export class PoolWorker {
   readonly ready: Promise<void>;
 
   constructor(
-    wasm: { module: WebAssembly.Module; mutableGlobals: number },
+    wasm: WasmBuild,
     memoryLimitBytes: number,
     stackLimitBytes: number,
     private readonly onGone: (worker: PoolWorker) => void,
@@ -75,8 +76,7 @@ export class PoolWorker {
     const init: WorkerInit = {
       port: channel.port2,
       signal,
-      wasmModule: wasm.module,
-      mutableGlobals: wasm.mutableGlobals,
+      wasm,
       stackLimitBytes,
       memoryLimitBytes,
       ...(engine.restoreFault ? { restoreFault: engine.restoreFault } : {}),

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { JobBridge, SandboxExecutor } from './executor.ts';
 import { type EngineOptions, PoolWorker } from './pool-worker.ts';
-import type { JobOutcome, JobSpec } from './protocol.ts';
-import { countMutableGlobals } from './wasm-globals.ts';
+import type { JobOutcome, JobSpec, WasmBuild } from './protocol.ts';
+import { inspectWasm } from './wasm-facts.ts';
 
 /** QuickJS's own recursion guard; below the worker's native stack so it trips first. */
 export const GUEST_STACK_LIMIT_BYTES = 1_048_576;
@@ -31,21 +31,15 @@ interface Waiting {
   timer: NodeJS.Timeout;
 }
 
-export interface CompiledQuickJs {
-  module: WebAssembly.Module;
-  /** Its mutable wasm globals; the workers' snapshot restore requires exactly one. */
-  mutableGlobals: number;
-}
-
-let compiled: Promise<CompiledQuickJs> | undefined;
+let compiled: Promise<WasmBuild> | undefined;
 
 /** The QuickJS wasm, compiled once per process and shared with every worker. */
-function quickjsModule(): Promise<CompiledQuickJs> {
+function quickjsModule(): Promise<WasmBuild> {
   compiled ??= (async () => {
     const require = createRequire(import.meta.url);
     const file = require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
     const bytes = await fs.promises.readFile(file);
-    return { module: await WebAssembly.compile(bytes), mutableGlobals: countMutableGlobals(bytes) };
+    return { module: await WebAssembly.compile(bytes), ...inspectWasm(bytes) };
   })();
   return compiled;
 }
@@ -53,7 +47,7 @@ function quickjsModule(): Promise<CompiledQuickJs> {
 export class SandboxPool implements SandboxExecutor {
   private readonly workers = new Set<PoolWorker>();
   private readonly queue: Waiting[] = [];
-  private wasm: CompiledQuickJs | undefined;
+  private wasm: WasmBuild | undefined;
   private starting: Promise<void> | undefined;
   private stopped = false;
 

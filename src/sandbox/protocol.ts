@@ -46,16 +46,22 @@ export const SIGNAL = {
 } as const;
 export const SIGNAL_BYTES = 8;
 
+/** The QuickJS wasm, compiled once by the host, with what it knows of the binary. */
+export interface WasmBuild {
+  module: WebAssembly.Module;
+  /** Mutable wasm globals the module has; the snapshot restore requires exactly one (the stack pointer). */
+  mutableGlobals: number;
+  /** The maximum of the module's memory import, in 64 KiB pages: no instance's memory may be larger. */
+  memoryMaxPages: number;
+}
+
 /** Sent once at startup in workerData. */
 export interface WorkerInit {
   /** The port the worker uses for host calls and logs; replies come back on it. */
   port: MessagePort;
   /** The worker's shared signal, slots in SIGNAL. */
   signal: SharedArrayBuffer;
-  /** The QuickJS WebAssembly module, compiled once by the host. */
-  wasmModule: WebAssembly.Module;
-  /** Mutable wasm globals the module has; the snapshot restore requires exactly one (the stack pointer). */
-  mutableGlobals: number;
+  wasm: WasmBuild;
   stackLimitBytes: number;
   /** Memory cap of the first instance the worker prepares. */
   memoryLimitBytes: number;

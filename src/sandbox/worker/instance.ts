@@ -11,6 +11,7 @@ import {
   type QuickJSRuntime,
   type QuickJSSyncVariant,
 } from 'quickjs-emscripten-core';
+import type { WasmBuild } from '../protocol.ts';
 import { INTL_SOURCE } from './intl.ts';
 import { HOST_GLOBAL, PRELUDE_SOURCE } from './prelude.ts';
 
@@ -120,23 +121,28 @@ export const idleHost: HostHooks = {
  * `preloadIntl` compiles Intl now, while the worker is idle, for workloads that use it.
  */
 export async function createInstance(
-  wasmModule: WebAssembly.Module,
+  wasm: Pick<WasmBuild, 'module' | 'memoryMaxPages'>,
   memoryLimitBytes: number,
   stackLimitBytes: number,
   preloadIntl = false,
 ): Promise<Instance> {
-  const maximumPages = Math.max(
-    INITIAL_PAGES,
-    Math.ceil((memoryLimitBytes + MEMORY_HEADROOM_BYTES) / WASM_PAGE_BYTES),
+  // Never above what the module's memory import accepts (2 GiB for the pinned build): near it,
+  // a cap plus headroom would not link, and the heap runs out at the import's maximum instead.
+  const maximumPages = Math.min(
+    wasm.memoryMaxPages,
+    Math.max(
+      INITIAL_PAGES,
+      Math.ceil((memoryLimitBytes + MEMORY_HEADROOM_BYTES) / WASM_PAGE_BYTES),
+    ),
   );
   const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: maximumPages });
   let exports: Record<string, unknown> | undefined;
   // Instantiated here rather than through newVariant's wasmModule option, to keep the exports.
   const instantiateWasm = (imports: object, onSuccess: (instance: WasmInstance) => void) => {
-    const wasm = new (WebAssembly as unknown as WasmApi).Instance(wasmModule, imports);
-    exports = wasm.exports;
-    onSuccess(wasm);
-    return wasm.exports;
+    const instance = new (WebAssembly as unknown as WasmApi).Instance(wasm.module, imports);
+    exports = instance.exports;
+    onSuccess(instance);
+    return instance.exports;
   };
   const module = await newQuickJSWASMModuleFromVariant(
     newVariant(variant, { wasmMemory: memory, emscriptenModule: { instantiateWasm } }),

@@ -81,7 +81,7 @@ async function prepare(cap: number): Promise<Prepared> {
   // A restored instance has Intl compiled before its snapshot: one compiled later would live in
   // memory the restore takes back, while its handle stayed on the JS side.
   const instance = await createInstance(
-    init.wasmModule,
+    init.wasm,
     cap,
     init.stackLimitBytes,
     layout !== undefined || jobsRun < intlUntilJob,
@@ -153,8 +153,7 @@ port.on('message', async (message: HostToWorker) => {
 });
 
 const setup = await setUpEngine(
-  init.wasmModule,
-  init.mutableGlobals,
+  init.wasm,
   init.memoryLimitBytes,
   init.stackLimitBytes,
   init.restoreFault,

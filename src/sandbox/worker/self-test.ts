@@ -6,6 +6,7 @@
  * difference means the build is not the one this was written for: the worker then uses
  * fresh instances.
  */
+import type { WasmBuild } from '../protocol.ts';
 import { createInstance, type Instance } from './instance.ts';
 import { type Layout, probeLayout, runtimeInternals, stackAccess } from './quickjs-internals.ts';
 import { type RestoreFault, Snapshot } from './snapshot.ts';
@@ -106,18 +107,20 @@ function check(snapshot: Snapshot, layout: Layout): string | undefined {
  * (and hands over the checked instance, ready for its first run), else fresh instances.
  */
 export async function setUpEngine(
-  wasmModule: WebAssembly.Module,
-  mutableGlobals: number,
+  wasm: WasmBuild,
   memoryLimitBytes: number,
   stackLimitBytes: number,
   fault?: RestoreFault,
 ): Promise<EngineSetup> {
   // The stack pointer is the one global the restore puts back.
-  if (mutableGlobals !== 1)
-    return { mode: 'fresh', reason: `the module has ${mutableGlobals} mutable globals, not 1` };
+  if (wasm.mutableGlobals !== 1)
+    return {
+      mode: 'fresh',
+      reason: `the module has ${wasm.mutableGlobals} mutable globals, not 1`,
+    };
   try {
     // Intl compiled before the snapshot, as prepare() does for every restored instance.
-    const instance = await createInstance(wasmModule, memoryLimitBytes, stackLimitBytes, true);
+    const instance = await createInstance(wasm, memoryLimitBytes, stackLimitBytes, true);
     const layout = probeLayout(instance);
     if (!layout.ok) return { mode: 'fresh', reason: layout.reason };
     const snapshot = new Snapshot(instance, layout.value, stackLimitBytes, fault);

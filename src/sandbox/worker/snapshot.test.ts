@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type JobOutcome, SIGNAL_BYTES } from '../protocol.ts';
-import { countMutableGlobals } from '../wasm-globals.ts';
+import { type JobOutcome, SIGNAL_BYTES, type WasmBuild } from '../protocol.ts';
+import { inspectWasm } from '../wasm-facts.ts';
 import { HostLink } from './host-link.ts';
 import { type Layout, runtimeInternals } from './quickjs-internals.ts';
 import { JobRun } from './run-job.ts';
@@ -16,7 +16,7 @@ const STACK_LIMIT_BYTES = MB;
 const MARKER = 'codemux-marker-7f3a9';
 const channel = new MessageChannel();
 const link = new HostLink(channel.port2, new SharedArrayBuffer(SIGNAL_BYTES));
-let wasm: WebAssembly.Module;
+let wasm: WasmBuild;
 let snapshot: Snapshot;
 let layout: Layout;
 let execId = 1;
@@ -25,9 +25,11 @@ beforeAll(async () => {
   const require = createRequire(import.meta.url);
   const file = require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm');
   const bytes = fs.readFileSync(file);
-  wasm = await WebAssembly.compile(bytes);
-  expect(countMutableGlobals(bytes)).toBe(1);
-  const setup = await setUpEngine(wasm, 1, 64 * MB, STACK_LIMIT_BYTES);
+  wasm = { module: await WebAssembly.compile(bytes), ...inspectWasm(bytes) };
+  // The pinned build: the stack pointer is its one mutable global; its memory import takes 2 GiB.
+  expect(wasm.mutableGlobals).toBe(1);
+  expect(wasm.memoryMaxPages).toBe(32_768);
+  const setup = await setUpEngine(wasm, 64 * MB, STACK_LIMIT_BYTES);
   if (setup.mode !== 'restore') throw new Error(`self-test failed: ${setup.reason}`);
   snapshot = setup.prepared;
   layout = setup.layout;
@@ -161,14 +163,22 @@ describe('restoring a prepared instance in place', () => {
 
 describe('the start-up self-test', () => {
   it('refuses a module with a mutable global besides the stack pointer', async () => {
-    expect(await setUpEngine(wasm, 2, 64 * MB, STACK_LIMIT_BYTES)).toEqual({
+    expect(await setUpEngine({ ...wasm, mutableGlobals: 2 }, 64 * MB, STACK_LIMIT_BYTES)).toEqual({
       mode: 'fresh',
       reason: 'the module has 2 mutable globals, not 1',
     });
   });
 
+  it('prepares instances at the top of the memory range (2048 MB), where cap + headroom exceeds the import', async () => {
+    const setup = await setUpEngine(wasm, 2048 * MB, STACK_LIMIT_BYTES);
+    expect(setup.mode === 'fresh' && setup.reason).toBe(false);
+    expect(
+      setup.mode === 'restore' && setup.prepared.instance.memory.buffer.byteLength,
+    ).toBeGreaterThan(0);
+  });
+
   it('refuses a restore that skips the heap, so the worker uses fresh instances', async () => {
-    const setup = await setUpEngine(wasm, 1, 64 * MB, STACK_LIMIT_BYTES, 'skip-heap');
+    const setup = await setUpEngine(wasm, 64 * MB, STACK_LIMIT_BYTES, 'skip-heap');
     expect(setup.mode).toBe('fresh');
     expect(setup.mode === 'fresh' && setup.reason).toMatch(/memory differs from the snapshot/);
   });

@@ -1,6 +1,8 @@
 /**
- * @module Counts a wasm binary's mutable globals (imported and defined). The snapshot restore
- * puts back exactly one, the stack pointer; a build with more would keep state it misses.
+ * @module What the host must know of the QuickJS wasm binary before it instantiates it: its
+ * mutable globals (imported and defined; the snapshot restore puts back exactly one, the stack
+ * pointer, and a build with more would keep state it misses) and the largest memory its memory
+ * import accepts (an instance's memory may not be declared larger).
  */
 
 const SECTION_IMPORT = 2;
@@ -31,10 +33,11 @@ class Reader {
   skip(n: number): void {
     this.at += n;
   }
-  limits(): void {
+  /** Skips a limits entry; returns its maximum, undefined when it has none. */
+  limits(): number | undefined {
     const flags = this.byte();
     this.u32();
-    if (flags & 1) this.u32();
+    return flags & 1 ? this.u32() : undefined;
   }
   /** Skips a LEB128 number of any width. */
   leb(): void {
@@ -53,10 +56,20 @@ class Reader {
   }
 }
 
-/** The number of mutable globals the module imports or defines. */
-export function countMutableGlobals(bytes: Uint8Array): number {
+/** The largest wasm32 memory, in 64 KiB pages (4 GiB): the bound of an import without a maximum. */
+export const WASM32_MAX_PAGES = 65_536;
+
+export interface WasmFacts {
+  /** Mutable globals the module imports or defines. */
+  mutableGlobals: number;
+  /** The maximum of the module's memory import, in 64 KiB pages. */
+  memoryMaxPages: number;
+}
+
+export function inspectWasm(bytes: Uint8Array): WasmFacts {
   const r = new Reader(bytes);
-  let count = 0;
+  let mutableGlobals = 0;
+  let memoryMaxPages = WASM32_MAX_PAGES;
   while (r.at < bytes.length) {
     const id = r.byte();
     const size = r.u32();
@@ -70,20 +83,20 @@ export function countMutableGlobals(bytes: Uint8Array): number {
         else if (kind === IMPORT_TABLE) {
           r.byte();
           r.limits();
-        } else if (kind === IMPORT_MEMORY) r.limits();
+        } else if (kind === IMPORT_MEMORY) memoryMaxPages = r.limits() ?? WASM32_MAX_PAGES;
         else {
           r.byte();
-          if (r.byte() === 1) count++;
+          if (r.byte() === 1) mutableGlobals++;
         }
       }
     } else if (id === SECTION_GLOBAL) {
       for (let n = r.u32(); n > 0; n--) {
         r.byte();
-        if (r.byte() === 1) count++;
+        if (r.byte() === 1) mutableGlobals++;
         r.constExpr();
       }
     }
     r.at = end;
   }
-  return count;
+  return { mutableGlobals, memoryMaxPages };
 }
