@@ -12,6 +12,9 @@ import { CODE_EXECUTION_INPUT_SCHEMA } from '../src/mcp/index.ts';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { FIXTURE_SERVER, ROOT, runCli, SERVERS, writeConfig } from './helpers.ts';
 
+const REST_BOTH_OR_NEITHER =
+  "Provide exactly one of 'code' (inline source) or 'script' (the name of a stored script)";
+
 const run = promisify(execFile);
 let gateway: RunningGateway;
 let configFile: string;
@@ -189,8 +192,13 @@ describe('REST /api/v1/code/exec', () => {
       { ok: false, error: { code: 'TIMEOUT' } },
     ],
     [{ code: 'var x = {' }, 200, { ok: false, error: { code: 'SYNTAX_ERROR' } }],
-    [{}, 400, { ok: false, error: { code: 'INVALID_REQUEST' } }],
-    [{ code: '1', script: 'x' }, 400, { ok: false, error: { code: 'INVALID_REQUEST' } }],
+    // Both or neither: the REST reference's own words, verbatim.
+    [{}, 400, { ok: false, error: { code: 'INVALID_REQUEST', message: REST_BOTH_OR_NEITHER } }],
+    [
+      { code: '1', script: 'x' },
+      400,
+      { ok: false, error: { code: 'INVALID_REQUEST', message: REST_BOTH_OR_NEITHER } },
+    ],
     [
       { code: '1', options: { timeout_ms: 0 } },
       400,

@@ -116,6 +116,13 @@ describe("errors name the caller's line and column", () => {
     expect(e).toMatchObject({ line: 1, column: 19 });
     expect(e.message).toMatch(/^SyntaxError: /);
   });
+  it('reports the real syntax error of a source with a top-level return, not the return', async () => {
+    const e = await error({ code: 'var a = 1;\nif (a) {\n  return a;\n}\nvar b = (;\n' });
+    expect(e).toMatchObject({ code: 'SYNTAX_ERROR', line: 5, column: 10 });
+    expect(e.message).toBe('SyntaxError: Unexpected token (line 5, column 10)');
+    // A source that parses keeps its top-level return.
+    expect(await value({ code: 'if (true) { return 5 }\n7' })).toBe(5);
+  });
   it('reports a runtime error with its stack position', async () => {
     const e = await error({ code: 'var x = null; x.property' });
     expect(e.code).toBe('RUNTIME_ERROR');
@@ -492,10 +499,11 @@ describe('serialization', () => {
   ])('%s is SERIALIZATION_ERROR naming %s', async (code, path) => {
     const e = await error({ code });
     expect(e.code).toBe('SERIALIZATION_ERROR');
-    expect(e.message).toContain(
+    // The API reference's message, verbatim; the path is in the stack.
+    expect(e.message).toBe(
       'Result contains non-JSON-serializable values (functions, circular references, etc.)',
     );
-    expect(e.message).toContain(path);
+    expect(e.stack).toContain(path);
   });
 });
 

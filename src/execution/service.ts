@@ -17,7 +17,7 @@ import type { ActivityRecorder } from './activity-recorder.ts';
 import { type CallDetail, CallGate } from './call-gate.ts';
 import { errorFor, featureDisabled } from './caller-view.ts';
 import { fitEnvelope } from './fit-output.ts';
-import { mapGuestError } from './map-positions.ts';
+import { mapGuestError, preferParserError, type SourceSyntaxError } from './map-positions.ts';
 import {
   ADMIN,
   type Caller,
@@ -57,6 +57,8 @@ interface SandboxRun {
   code: string;
   filename: string;
   toOriginal: Parameters<typeof mapGuestError>[2];
+  /** The parser's error when the source does not parse. */
+  syntaxError?: SourceSyntaxError;
   globalsJson: string;
   dateGlobals?: string[];
   hide?: string[];
@@ -182,6 +184,7 @@ export class ExecutionService {
       code: prepared.code,
       filename,
       toOriginal: prepared.toOriginal,
+      syntaxError: prepared.syntaxError,
       globalsJson,
       timeoutMs: request.options.timeoutMs ?? settings.timeoutMs,
       memoryLimitMb: settings.memoryLimitMb,
@@ -249,6 +252,7 @@ export class ExecutionService {
       code: prepared.code,
       filename,
       toOriginal: prepared.toOriginal,
+      syntaxError: prepared.syntaxError,
       globalsJson: JSON.stringify(cast.value.values),
       dateGlobals: cast.value.dates,
       // The config's caps apply even to a tool saved before they were lowered.
@@ -306,7 +310,10 @@ export class ExecutionService {
     if (outcome.ok) {
       envelope = { ok: true, value: JSON.parse(outcome.valueJson), ...logs };
     } else {
-      const error = mapGuestError(outcome.error, run.filename, run.toOriginal);
+      const error = preferParserError(
+        mapGuestError(outcome.error, run.filename, run.toOriginal),
+        run.syntaxError,
+      );
       if (error.code === 'RESOURCE_LIMIT_EXCEEDED') {
         error.message += ' (code_execution_max_host_calls)';
       }

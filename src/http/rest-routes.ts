@@ -1,6 +1,12 @@
 /** @module REST under /api/v1: code execution and server status, behind the API key. */
 import { Hono } from 'hono';
-import { type Caller, messageFor, type Runtime } from '../execution/index.ts';
+import {
+  type Caller,
+  type Envelope,
+  EXACTLY_ONE_SOURCE_MESSAGE,
+  messageFor,
+  type Runtime,
+} from '../execution/index.ts';
 import { listScripts, scriptsDir } from '../scripts/index.ts';
 import { type AuthDeps, authenticateRest, unauthorizedMessage } from './auth.ts';
 import { statusFor } from './status.ts';
@@ -9,6 +15,15 @@ import type { GatewayEnv } from './types.ts';
 /** The CLI and the dashboard name themselves so the history shows where a run came from. */
 function surfaceOf(header: string | undefined): 'rest' | 'cli' | 'ui' {
   return header === 'cli' || header === 'ui' ? header : 'rest';
+}
+
+/** The both-or-neither refusal in the REST reference's own words (the MCP tool's are longer). */
+export const REST_EXACTLY_ONE_SOURCE_MESSAGE =
+  "Provide exactly one of 'code' (inline source) or 'script' (the name of a stored script)";
+
+function inRestWords(envelope: Envelope): Envelope {
+  if (envelope.ok || envelope.error.message !== EXACTLY_ONE_SOURCE_MESSAGE) return envelope;
+  return { ...envelope, error: { ...envelope.error, message: REST_EXACTLY_ONE_SOURCE_MESSAGE } };
 }
 
 export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
@@ -79,7 +94,7 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
     const result = await runtime.service.execute(body, c.get('caller'), { surface, dryRun });
     return c.json(
       {
-        ...result.envelope,
+        ...inRestWords(result.envelope),
         ...(result.activityId ? { activity_id: result.activityId } : {}),
         // The playground draws its timeline from these (as in MCP's structuredContent); other
         // callers keep the documented body.

@@ -21,6 +21,15 @@ describe('prepareSource', () => {
     expect(prepared.toOriginal({ line: retLine, column: col })).toEqual({ line: 2, column: 15 });
   });
 
+  it("leaves a source that does not parse as it is, with the parser's error", async () => {
+    const code = 'var a = 1;\nif (a) {\n  return a;\n}\nvar b = (;\n';
+    expect(await prepareSource(code, 'javascript')).toMatchObject({
+      ok: true,
+      code,
+      syntaxError: { message: 'SyntaxError: Unexpected token', line: 5, column: 10 },
+    });
+  });
+
   it('keeps TypeScript positions when stripping types', async () => {
     const prepared = await prepareSource('const x: number = 1; x', 'typescript');
     expect(prepared).toMatchObject({ ok: true, code: 'const x         = 1; x' });

@@ -1,13 +1,19 @@
 /** @module Source as the caller wrote it -> JavaScript for the engine, with a position map back. */
 
 import type { Position } from './text-positions.ts';
-import { rewriteTopLevelReturn } from './top-level-return.ts';
+import { type ParseFailure, rewriteTopLevelReturn } from './top-level-return.ts';
 import { transpileTypeScript } from './transpile.ts';
 
 export type Language = 'javascript' | 'typescript';
 
 export type PreparedSource =
-  | { ok: true; code: string; toOriginal: (p: Position) => Position }
+  | {
+      ok: true;
+      code: string;
+      toOriginal: (p: Position) => Position;
+      /** The parser's error when the code does not parse (the engine will refuse it too), positions mapped. */
+      syntaxError?: ParseFailure;
+    }
   | { ok: false; message: string; line?: number; column?: number };
 
 const identity = (p: Position): Position => p;
@@ -24,5 +30,11 @@ export async function prepareSource(source: string, language: Language): Promise
   }
   const rewritten = rewriteTopLevelReturn(code);
   const fromRewrite = rewritten.toOriginal ?? identity;
-  return { ok: true, code: rewritten.code, toOriginal: (p) => fromTs(fromRewrite(p)) };
+  const failure = rewritten.syntaxError;
+  return {
+    ok: true,
+    code: rewritten.code,
+    toOriginal: (p) => fromTs(fromRewrite(p)),
+    ...(failure ? { syntaxError: { ...failure, ...fromTs(failure) } } : {}),
+  };
 }

@@ -31,10 +31,31 @@ function topLevelReturns(program: Node): ReturnStatement[] {
   return found;
 }
 
-/** Rewrites top-level returns; identity (no cost) when the program has none. */
+/** A syntax error the parser found, at its position in the code it was given. */
+export interface ParseFailure extends Position {
+  message: string;
+}
+
+/** Acorn's error without the `(line:column)` it appends to its message. */
+function parseFailure(error: unknown): ParseFailure | undefined {
+  const { message, loc } = error as { message?: unknown; loc?: { line: number; column: number } };
+  if (!(error instanceof SyntaxError) || typeof message !== 'string' || !loc) return undefined;
+  return {
+    message: `SyntaxError: ${message.replace(/ \(\d+:\d+\)$/, '')}`,
+    line: loc.line,
+    column: loc.column + 1,
+  };
+}
+
+/**
+ * Rewrites top-level returns; identity (no cost) when the program has none. A program that
+ * does not parse is left as it is, with the parser's error: the engine, meeting a top-level
+ * `return` before the real mistake, would report "return not in a function" instead.
+ */
 export function rewriteTopLevelReturn(code: string): {
   code: string;
   toOriginal?: (p: Position) => Position;
+  syntaxError?: ParseFailure;
 } {
   if (!MAYBE_RETURN.test(code)) return { code };
   let program: Node;
@@ -46,9 +67,10 @@ export function rewriteTopLevelReturn(code: string): {
       allowAwaitOutsideFunction: true,
       allowHashBang: true,
     });
-  } catch {
-    // Not parseable here: the engine reports the syntax error with its own position.
-    return { code };
+  } catch (error) {
+    // Not parseable: the engine reports the syntax error, unless it stops at a top-level return.
+    const syntaxError = parseFailure(error);
+    return syntaxError ? { code, syntaxError } : { code };
   }
   const returns = topLevelReturns(program);
   if (returns.length === 0) return { code };

@@ -22,6 +22,8 @@ const DESCRIBE_GRACE_MS = 25;
 const LOG_CUT_MARKER = '…[truncated]';
 const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
 const TIMEOUT_MESSAGE = 'JavaScript execution timed out';
+const SERIALIZATION_MESSAGE =
+  'Result contains non-JSON-serializable values (functions, circular references, etc.)';
 
 interface Described {
   isError: boolean;
@@ -307,12 +309,13 @@ export class JobRun {
     }
     const newline = text.indexOf('\n');
     if (text.slice(1, newline) === 'OUTPUT_TOO_LARGE') return this.tooLarge();
+    // The message is the API reference's, verbatim; where the value went wrong is the stack.
     return {
       ok: false,
       error: {
         code: 'SERIALIZATION_ERROR',
-        message: `Result contains non-JSON-serializable values (functions, circular references, etc.): ${text.slice(newline + 1)}`,
-        stack: '',
+        message: SERIALIZATION_MESSAGE,
+        stack: text.slice(newline + 1),
       },
     };
   }
