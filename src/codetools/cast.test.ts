@@ -100,6 +100,19 @@ describe('a call', () => {
     }
   });
 
+  it('names the optional params omitted without a default, defined as undefined in the guest', () => {
+    expect(castArguments(PARAMS, { amount: 1 })).toMatchObject({
+      ok: true,
+      value: { omitted: ['when'] },
+    });
+    expect(castArguments(PARAMS, { amount: 1, when: null })).toMatchObject({
+      value: { omitted: ['when'] },
+    });
+    expect(castArguments(PARAMS, { amount: 1, when: '2026-01-02' })).toMatchObject({
+      value: { omitted: [] },
+    });
+  });
+
   it('names the date params, whose values become a Date in the guest', () => {
     const cast = castArguments(PARAMS, { amount: 1, when: '2026-01-02' });
     expect(cast.ok && cast.value.dates).toEqual(['when']);
@@ -131,5 +144,23 @@ describe('the derived input schema', () => {
       required: ['s', 'i', 'b', 'a', 'o'],
       additionalProperties: false,
     });
+  });
+
+  it('lists a default saved as text with the type of its param', () => {
+    const optional = { required: false };
+    const { properties } = inputSchema([
+      p('i', 'integer', { ...optional, default_value: '5' }),
+      p('b', 'boolean', { ...optional, default_value: 'true' }),
+      p('o', 'object', { ...optional, default_value: '{"a":1}' }),
+      p('s', 'string', { ...optional, default_value: '5' }),
+      p('t', 'date', { ...optional, default_value: '2026-01-02' }),
+    ]);
+    expect(Object.values(properties).map((schema) => schema.default)).toEqual([
+      5,
+      true,
+      { a: 1 },
+      '5',
+      '2026-01-02',
+    ]);
   });
 });

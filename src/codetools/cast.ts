@@ -101,6 +101,8 @@ export interface CastArguments {
   values: Record<string, unknown>;
   /** Params whose values become a `Date` in the guest. */
   dates: string[];
+  /** Omitted optional params without a default: defined in the guest, as `undefined`. */
+  omitted: string[];
 }
 
 /** Validates and casts a call's arguments against the params. */
@@ -121,6 +123,7 @@ export function castArguments(
   }
   const values: Record<string, unknown> = {};
   const dates: string[] = [];
+  const omitted: string[] = [];
   for (const param of params) {
     let raw = args[param.name];
     // null counts as omitted: clients often send it for an optional field.
@@ -130,7 +133,10 @@ export function castArguments(
           ok: false,
           message: `missing required param "${param.name}" (${CASTS[param.type].expected})`,
         };
-      if (param.default_value === null || param.default_value === undefined) continue;
+      if (param.default_value === null || param.default_value === undefined) {
+        omitted.push(param.name);
+        continue;
+      }
       raw = param.default_value;
     }
     const cast = castValue(param.type, raw);
@@ -142,5 +148,5 @@ export function castArguments(
     values[param.name] = cast.value;
     if (param.type === 'date') dates.push(param.name);
   }
-  return { ok: true, value: { values, dates } };
+  return { ok: true, value: { values, dates, omitted } };
 }

@@ -1,5 +1,6 @@
 /** @module The JSON Schema an MCP client sees for a code tool, derived from its params. */
 import type { CodeToolParam, CodeToolParamType } from '../store/index.ts';
+import { castValue } from './cast.ts';
 
 const TYPE_SCHEMAS: Record<CodeToolParamType, Record<string, unknown>> = {
   string: { type: 'string' },
@@ -19,6 +20,16 @@ export interface DerivedSchema {
   additionalProperties: false;
 }
 
+/**
+ * A default as the schema's type says (a default saved as text, `"5"` for an integer, is
+ * listed as 5); strings and dates stay as written (a date keeps its `YYYY-MM-DD`).
+ */
+function schemaDefault(type: CodeToolParamType, value: unknown): unknown {
+  if (type === 'string' || type === 'date') return value;
+  const cast = castValue(type, value);
+  return cast.ok ? cast.value : value;
+}
+
 /** `{type: object, properties, required, additionalProperties: false}` for `params`. */
 export function inputSchema(params: readonly CodeToolParam[]): DerivedSchema {
   const properties: Record<string, Record<string, unknown>> = {};
@@ -27,7 +38,7 @@ export function inputSchema(params: readonly CodeToolParam[]): DerivedSchema {
       ...TYPE_SCHEMAS[p.type],
       ...(p.description ? { description: p.description } : {}),
       ...(p.default_value !== null && p.default_value !== undefined
-        ? { default: p.default_value }
+        ? { default: schemaDefault(p.type, p.default_value) }
         : {}),
     };
   }

@@ -105,13 +105,16 @@ formatter.format(amount);`,
   });
 
   it('leaves an omitted optional param without default undefined, and has no params object', async () => {
-    const t = tool('[typeof x, typeof params, typeof input]', [
+    // `x` is declared (reading it is no ReferenceError), its value undefined; null is omitted too.
+    const t = tool("[x === undefined ? 'nobody' : x, typeof x, typeof params, typeof input]", [
       param('x', 'string', { required: false }),
     ]);
-    expect((await run(t, {})).envelope).toEqual({
-      ok: true,
-      value: ['undefined', 'undefined', 'undefined'],
-    });
+    for (const args of [{}, { x: null }]) {
+      expect((await run(t, args)).envelope).toEqual({
+        ok: true,
+        value: ['nobody', 'undefined', 'undefined', 'undefined'],
+      });
+    }
   });
 
   // [arguments, the refusal's message]

@@ -61,6 +61,7 @@ interface SandboxRun {
   syntaxError?: SourceSyntaxError;
   globalsJson: string;
   dateGlobals?: string[];
+  undefinedGlobals?: string[];
   hide?: string[];
   timeoutMs: number;
   memoryLimitMb: number;
@@ -255,6 +256,7 @@ export class ExecutionService {
       syntaxError: prepared.syntaxError,
       globalsJson: JSON.stringify(cast.value.values),
       dateGlobals: cast.value.dates,
+      undefinedGlobals: cast.value.omitted,
       // The config's caps apply even to a tool saved before they were lowered.
       timeoutMs: Math.min(tool.timeout_ms, config.codeTools.maxTimeoutMs),
       memoryLimitMb: Math.min(tool.memory_limit_mb, config.codeTools.maxMemoryMb),
@@ -292,6 +294,9 @@ export class ExecutionService {
         filename: run.filename,
         globalsJson: run.globalsJson,
         ...(run.dateGlobals && run.dateGlobals.length > 0 ? { dateGlobals: run.dateGlobals } : {}),
+        ...(run.undefinedGlobals && run.undefinedGlobals.length > 0
+          ? { undefinedGlobals: run.undefinedGlobals }
+          : {}),
         ...(run.hide ? { hide: run.hide } : {}),
         memoryLimitBytes: run.memoryLimitMb * 1_048_576,
         limits: {

@@ -30,6 +30,8 @@ export interface JobSpec {
   globalsJson: string;
   /** Globals of `globalsJson` whose ISO 8601 text becomes a `Date` (code tool date params). */
   dateGlobals?: string[];
+  /** Top-level variables defined as `undefined` (code tool params omitted without a default). */
+  undefinedGlobals?: string[];
   /** Prelude globals this dialect does not offer (execute has no call_tool / call_tools). */
   hide?: string[];
   limits: JobLimits;

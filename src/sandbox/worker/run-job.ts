@@ -393,6 +393,8 @@ export class JobRun {
           .unwrapResult(context.evalCode(`delete globalThis[${JSON.stringify(name)}]`))
           .dispose();
       }
+      for (const name of this.job.undefinedGlobals ?? [])
+        context.setProp(context.global, name, context.undefined);
       for (const [name, value] of Object.entries(
         JSON.parse(this.job.globalsJson) as Record<string, unknown>,
       )) {
