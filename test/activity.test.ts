@@ -87,6 +87,20 @@ describe('activity history', () => {
     expect(r.error.code).toBe(code);
   });
 
+  it('records a call still in flight when the execution ended as cancelled, saying why', async () => {
+    // The program ends without awaiting the slow call.
+    const body = await exec({
+      code: 'tools.fixture.sleep({ms: 5000}); await tools.fixture.echo({}); 1',
+    });
+    expect(body).toMatchObject({ ok: true, value: 1 });
+    const r = await record(body.activity_id);
+    expect(r.children.map((c: Json) => [c.tool, c.status, c.error?.code ?? null])).toEqual([
+      ['sleep', 'error', 'CANCELLED'],
+      ['echo', 'success', null],
+    ]);
+    expect(r.children[0].error.message).toMatch(/ended before this call answered.*cancelled/);
+  });
+
   it('records a policy refusal as blocked, on the call and nothing is sent', async () => {
     const body = await exec({
       code: "call_tool('fixture','echo',{})",
@@ -127,8 +141,20 @@ describe('activity history', () => {
     const tools = await connect('/mcp');
     const viaTool = await tools.callTool({ name: 'add_one', arguments: { n: 41 } });
     expect((viaTool.content as Json)[0].text).toBe('42');
-    const toolId = (viaTool._meta as Json)['codemux/activity_id'];
+    // Every execution's result names its record: structuredContent.activity_id, as DESIGN says.
+    const toolId = (viaTool.structuredContent as Json).activity_id;
+    expect(viaTool.structuredContent).toEqual({ ok: true, value: 42, activity_id: toolId });
+    expect((viaTool._meta as Json)['codemux/activity_id']).toBe(toolId);
     await tools.close();
+    // And the REST run names it in its body.
+    const viaRest = await gateway.rest('POST', '/api/v1/code-tools/add_one/run', {
+      arguments: { n: 1 },
+    });
+    expect(viaRest.json).toMatchObject({ ok: true, value: 2 });
+    expect(await record(viaRest.json.activity_id)).toMatchObject({
+      surface: 'code_tool',
+      tool: 'add_one',
+    });
 
     expect((await record(mcpId)).surface).toBe('mcp');
     const execute = await record(executeId);

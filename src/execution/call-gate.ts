@@ -69,6 +69,8 @@ export interface CallDetail {
 
 /** Code of a trace entry whose call was still in flight when the execution ended. */
 export const CANCELLED = 'CANCELLED';
+const CANCELLED_MESSAGE =
+  'the execution ended before this call answered; it was cancelled (notifications/cancelled sent to the server)';
 
 export class CallGate implements JobBridge {
   readonly toolCalls: ToolCallRecord[] = [];
@@ -356,6 +358,8 @@ export class CallGate implements JobBridge {
   close(): void {
     this.closed = true;
     const now = performance.now();
+    for (const detail of this.calls)
+      if (this.unfinished.has(detail.entry)) detail.message = CANCELLED_MESSAGE;
     for (const [entry, reserved] of this.unfinished) {
       entry.duration_ms = Math.round((now - reserved) * 100) / 100;
       entry.code = CANCELLED;

@@ -121,7 +121,11 @@ export function codeToolRoutes(runtime: Runtime): Hono<GatewayEnv> {
     // Arguments that do not fit the params are bad input here, as the page's Test form sends them.
     const badArgs = !result.envelope.ok && result.envelope.error.code === 'INVALID_ARGS';
     return c.json(
-      { ...result.envelope, request_id: c.get('requestId') },
+      {
+        ...result.envelope,
+        ...(result.activityId ? { activity_id: result.activityId } : {}),
+        request_id: c.get('requestId'),
+      },
       badArgs ? 400 : statusFor(result.envelope),
     );
   });

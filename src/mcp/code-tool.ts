@@ -18,28 +18,29 @@ export function codeToolDefinition(tool: CodeTool): Tool {
   };
 }
 
-/** A string value is the text as it is, any other value its JSON; a failure is `{code, message}`. */
+/**
+ * A string value is the text as it is, any other value its JSON; a failure is `{code, message}`.
+ * `structuredContent` is the envelope, as for code_execution, with the activity record's id
+ * (`_meta["codemux/activity_id"]` carries it too, as before).
+ */
 export function toCodeToolResult(result: ExecutionResult): CallToolResult {
   const envelope = result.envelope;
-  // The content is the tool's value alone (Vectoralix); its activity record rides in _meta.
+  const id = result.activityId ? { activity_id: result.activityId } : {};
   const meta = result.activityId ? { _meta: { 'codemux/activity_id': result.activityId } } : {};
   if (envelope.ok) {
     const text =
       typeof envelope.value === 'string' ? envelope.value : JSON.stringify(envelope.value ?? null);
-    return { content: [{ type: 'text', text }], ...meta };
+    return {
+      content: [{ type: 'text', text }],
+      structuredContent: { ok: true, value: envelope.value ?? null, ...id },
+      ...meta,
+    };
   }
   const { code, message, line, column } = envelope.error;
+  const error = { code, message, ...(line !== undefined ? { line, column } : {}) };
   return {
-    content: [
-      {
-        type: 'text',
-        text: JSON.stringify({
-          code,
-          message,
-          ...(line !== undefined ? { line, column } : {}),
-        }),
-      },
-    ],
+    content: [{ type: 'text', text: JSON.stringify(error) }],
+    structuredContent: { ok: false, error, ...id },
     isError: true,
     ...meta,
   };
