@@ -257,6 +257,43 @@ describe('three gateways on one PostgreSQL behind a session-routing balancer', (
     });
   });
 
+  it("streams every instance's records live on each instance (the dashboard behind a balancer)", async () => {
+    const alpha = gateways.get('alpha')!;
+    const controller = new AbortController();
+    const response = await fetch(`${alpha.url}/api/v1/activity/stream`, {
+      headers: { 'x-api-key': alpha.key },
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    let text = '';
+    const readUntil = async (done: (t: string) => boolean) => {
+      while (!done(text)) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        text += new TextDecoder().decode(chunk.value);
+      }
+    };
+    try {
+      await readUntil((t) => t.includes('event: ready'));
+      const run = await rest(gateways.get('bravo')!, 'POST', '/api/v1/code/exec', {
+        code: "call_tool('fixture', 'echo', {message: 'seen from alpha'}); 'bravo'",
+      });
+      const id = run.json.activity_id as string;
+      await readUntil((t) => t.includes(`${id}.0001`));
+      const events = text
+        .split('\n')
+        .filter((l) => l.startsWith('data: {'))
+        .map((l) => JSON.parse(l.slice(6)))
+        .filter((e) => e.id === id || e.parent_id === id);
+      expect(events.map((e) => [e.id, e.instance_id])).toEqual([
+        [id, 'bravo'],
+        [`${id}.0001`, 'bravo'],
+      ]);
+    } finally {
+      controller.abort();
+    }
+  });
+
   it('keeps every instance serving through a database restart', async () => {
     await postgres.restart(500);
     for (const id of INSTANCES) {

@@ -1,7 +1,8 @@
 /**
  * @module Writes activity records off the request path: a bounded queue flushed in batches
  * (every ACTIVITY_FLUSH_MS or ACTIVITY_BATCH_RECORDS records), live subscribers told of each
- * record once written, retention trimming in the background, and a final flush on stop.
+ * record once written (by this instance, and by the others on the same PostgreSQL database),
+ * retention trimming in the background, and a final flush on stop.
  */
 import type { ActivityRecord, ActivityStore } from '../store/index.ts';
 import type { Logger } from '../util/logger.ts';
@@ -35,6 +36,8 @@ export class ActivityRecorder {
   private trimTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private stopped = false;
+  /** Stops hearing of records other instances write (several instances on one database). */
+  private stopRemote: (() => void) | undefined;
   private readonly counters = { written: 0, dropped: 0, failed_writes: 0 };
 
   constructor(
@@ -43,9 +46,12 @@ export class ActivityRecorder {
     private readonly retention: () => RetentionPolicy,
   ) {}
 
-  /** Starts background retention; idempotent. */
+  /** Starts background retention and the feed of other instances' records; idempotent. */
   start(): void {
     if (this.trimTimer || this.stopped) return;
+    this.stopRemote = this.store.onRemoteInsert?.((records) => {
+      for (const record of records) for (const listener of this.listeners) listener(record);
+    });
     void this.trim();
     this.trimTimer = setInterval(() => void this.trim(), ACTIVITY_TRIM_EVERY_MS);
     this.trimTimer.unref();
@@ -126,6 +132,8 @@ export class ActivityRecorder {
   async stop(): Promise<void> {
     clearInterval(this.trimTimer);
     this.trimTimer = undefined;
+    this.stopRemote?.();
+    this.stopRemote = undefined;
     await this.flush();
     this.stopped = true;
     this.listeners.clear();

@@ -1,7 +1,7 @@
 /** @module Activity history in PostgreSQL: the SQLite store's table and rows, `$n` parameters. */
-import type { PgDatabase } from './pg-database.ts';
+import { NOTICE_DATA_MAX_BYTES, type PgDatabase } from './pg-database.ts';
 import { activityFilter, COLUMNS, fromRow, type Row, toRow } from './sqlite-activity-store.ts';
-import type { ActivityStore } from './types.ts';
+import type { ActivityRecord, ActivityStore } from './types.ts';
 
 /** The portable filter's `?` placeholders as `$1`, `$2`, ... (the filter has no other `?`). */
 function numbered(sql: string, first = 1): string {
@@ -12,7 +12,37 @@ function numbered(sql: string, first = 1): string {
 /** Rows of one insert statement: PostgreSQL takes at most 65535 parameters. */
 const INSERT_CHUNK_ROWS = 1_000;
 
+/** The ids of a batch as notices' data: comma-separated, each notice within the payload limit. */
+function idNotices(ids: readonly string[]): string[] {
+  const notices: string[] = [];
+  let current = '';
+  for (const id of ids) {
+    if (current && current.length + 1 + id.length > NOTICE_DATA_MAX_BYTES) {
+      notices.push(current);
+      current = '';
+    }
+    current = current ? `${current},${id}` : id;
+  }
+  if (current) notices.push(current);
+  return notices;
+}
+
 export function pgActivityStore(db: PgDatabase): ActivityStore {
+  const remote = new Set<(records: ActivityRecord[]) => void>();
+  let stopNotices: (() => void) | undefined;
+  // Another instance wrote these ids: read them back (in the order written) for the live feeds.
+  const onNotice = (data?: string) => {
+    const ids = data?.split(',').filter(Boolean) ?? [];
+    if (ids.length === 0 || remote.size === 0) return;
+    db.query<Row>('SELECT * FROM activity WHERE id = ANY($1) ORDER BY id', [ids]).then(
+      ({ rows }) => {
+        const records = rows.map(fromRow);
+        for (const listener of remote) listener(records);
+      },
+      // A live view misses these records; the history has them.
+      () => {},
+    );
+  };
   return {
     async insert(records) {
       if (records.length === 0) return;
@@ -34,6 +64,19 @@ export function pgActivityStore(db: PgDatabase): ActivityStore {
           );
         }
       });
+      // The other instances' live feeds; the records are written whether or not this is heard.
+      for (const data of idNotices(records.map((r) => r.id)))
+        await db.notify('activity', data).catch(() => {});
+    },
+    onRemoteInsert(listener) {
+      remote.add(listener);
+      stopNotices ??= db.onChange('activity', onNotice);
+      return () => {
+        remote.delete(listener);
+        if (remote.size > 0) return;
+        stopNotices?.();
+        stopNotices = undefined;
+      };
     },
     async list(query) {
       const { where, params } = activityFilter(query);

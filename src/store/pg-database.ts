@@ -18,7 +18,10 @@ const POOL_SIZE = 10;
 const LISTEN_RETRY_FIRST_MS = 100;
 const LISTEN_RETRY_MAX_MS = 2_000;
 
-export type ChangeTopic = 'tokens' | 'code_tools';
+export type ChangeTopic = 'tokens' | 'code_tools' | 'activity';
+
+/** Bytes of a notice's `data` at most (PostgreSQL's payload limit is 8000 bytes, with the envelope). */
+export const NOTICE_DATA_MAX_BYTES = 7_000;
 
 export interface PgDatabase {
   readonly url: string;
@@ -29,10 +32,13 @@ export interface PgDatabase {
   ): Promise<pg.QueryResult<R>>;
   /** Runs `body` in one transaction on one connection. */
   transaction<T>(body: (client: pg.PoolClient) => Promise<T>): Promise<T>;
-  /** Tells every other instance that `topic` changed (sent on commit of nothing: at once). */
-  notify(topic: ChangeTopic): Promise<void>;
-  /** Calls `listener` for each change another instance announced; returns the unsubscribe. */
-  onChange(topic: ChangeTopic, listener: () => void): () => void;
+  /**
+   * Tells every other instance that `topic` changed (sent on commit of nothing: at once),
+   * with `data` (at most NOTICE_DATA_MAX_BYTES) when the topic carries some.
+   */
+  notify(topic: ChangeTopic, data?: string): Promise<void>;
+  /** Calls `listener` for each change another instance announced, with its data; returns the unsubscribe. */
+  onChange(topic: ChangeTopic, listener: (data?: string) => void): () => void;
   /** Calls `listener` when the LISTEN connection is lost (`up` false) and when it is back and listening (`up` true). */
   onListenState(listener: (up: boolean) => void): () => void;
   /** True while change notices arrive (the LISTEN connection is up). */
@@ -117,7 +123,7 @@ export async function openPgDatabase(url: string, source = 'database_url'): Prom
     );
   }
 
-  const listeners = new Map<ChangeTopic, Set<() => void>>();
+  const listeners = new Map<ChangeTopic, Set<(data?: string) => void>>();
   const stateListeners = new Set<(up: boolean) => void>();
   let closed = false;
   let up = false;
@@ -131,14 +137,15 @@ export async function openPgDatabase(url: string, source = 'database_url'): Prom
     for (const l of stateListeners) l(next);
   };
   const onNotice = (message: pg.Notification) => {
-    let parsed: { topic?: ChangeTopic; origin?: string };
+    let parsed: { topic?: ChangeTopic; origin?: string; data?: unknown };
     try {
       parsed = JSON.parse(message.payload ?? '{}');
     } catch {
       return;
     }
     if (parsed.origin === origin || !parsed.topic) return;
-    for (const l of listeners.get(parsed.topic) ?? []) l();
+    const data = typeof parsed.data === 'string' ? parsed.data : undefined;
+    for (const l of listeners.get(parsed.topic) ?? []) l(data);
   };
   const listen = async (): Promise<void> => {
     if (closed) return;
@@ -204,8 +211,9 @@ export async function openPgDatabase(url: string, source = 'database_url'): Prom
         client.release(broken);
       }
     },
-    async notify(topic) {
-      await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, JSON.stringify({ topic, origin })]);
+    async notify(topic, data) {
+      const payload = JSON.stringify({ topic, origin, ...(data === undefined ? {} : { data }) });
+      await pool.query('SELECT pg_notify($1, $2)', [CHANNEL, payload]);
     },
     onChange(topic, l) {
       const set = listeners.get(topic) ?? new Set();

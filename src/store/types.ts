@@ -93,6 +93,11 @@ export interface ActivityStore {
   children(parentId: string): Promise<ActivityRecord[]>;
   /** Deletes records older than `before` and the oldest beyond `maxRecords`; returns how many. */
   trim(before: string, maxRecords: number): Promise<number>;
+  /**
+   * Several instances on one database: calls `listener` with the records another instance
+   * wrote, soon after it wrote them (absent where one instance owns the database).
+   */
+  onRemoteInsert?(listener: (records: ActivityRecord[]) => void): () => void;
   close(): Promise<void>;
 }
 
