@@ -46,12 +46,9 @@ export class ActivityRecorder {
     private readonly retention: () => RetentionPolicy,
   ) {}
 
-  /** Starts background retention and the feed of other instances' records; idempotent. */
+  /** Starts background retention; idempotent. */
   start(): void {
     if (this.trimTimer || this.stopped) return;
-    this.stopRemote = this.store.onRemoteInsert?.((records) => {
-      for (const record of records) for (const listener of this.listeners) listener(record);
-    });
     void this.trim();
     this.trimTimer = setInterval(() => void this.trim(), ACTIVITY_TRIM_EVERY_MS);
     this.trimTimer.unref();
@@ -74,10 +71,23 @@ export class ActivityRecorder {
     else this.timer ??= setTimeout(() => void this.flush(), ACTIVITY_FLUSH_MS);
   }
 
-  /** Live feed of records as they are written; returns the unsubscribe function. */
+  /**
+   * Live feed of records as they are written, this instance's and (on a shared PostgreSQL
+   * database) the other instances'; returns the unsubscribe function. Other instances' records
+   * are read back only while somebody listens.
+   */
   subscribe(listener: ActivityListener): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    if (!this.stopped)
+      this.stopRemote ??= this.store.onRemoteInsert?.((records) => {
+        for (const record of records) for (const l of this.listeners) l(record);
+      });
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size > 0) return;
+      this.stopRemote?.();
+      this.stopRemote = undefined;
+    };
   }
 
   get stats(): ActivityCounters {

@@ -70,7 +70,7 @@ export interface CallDetail {
 /** Code of a trace entry whose call was still in flight when the execution ended. */
 export const CANCELLED = 'CANCELLED';
 const CANCELLED_MESSAGE =
-  'the execution ended before this call answered; it was cancelled (notifications/cancelled sent to the server)';
+  'the execution ended before this call answered; it was cancelled (a call already sent to its server gets notifications/cancelled)';
 
 export class CallGate implements JobBridge {
   readonly toolCalls: ToolCallRecord[] = [];

@@ -1,6 +1,10 @@
 /** @module Rewrites engine positions (line, column, stack frames) to the source the caller wrote. */
-import type { GuestError, Position, PreparedSource } from '../sandbox/index.ts';
+import type { GuestError, ParseFailure, Position } from '../sandbox/index.ts';
 import type { ErrorBody } from './types.ts';
+
+/** A syntax error's message names its position: `... (line L, column C)`. */
+const atPosition = (message: string, p: Position) =>
+  `${message} (line ${p.line}, column ${p.column})`;
 
 /** Maps an engine error's positions through `toOriginal`; frames of other files stay as they are. */
 export function mapGuestError(
@@ -21,30 +25,23 @@ export function mapGuestError(
     const p = toOriginal({ line: error.line, column: error.column });
     body.line = p.line;
     body.column = p.column;
-    if (error.code === 'SYNTAX_ERROR')
-      body.message = `${error.message} (line ${p.line}, column ${p.column})`;
+    if (error.code === 'SYNTAX_ERROR') body.message = atPosition(error.message, p);
   }
   return body;
 }
-
-/** The parser's error of a source that did not parse, as the caller wrote it. */
-export type SourceSyntaxError = NonNullable<Extract<PreparedSource, { ok: true }>['syntaxError']>;
 
 /**
  * The engine stops at the first top-level `return` of a source that does not parse ("return not
  * in a function": the rewrite that allows such returns needs a source that parses). The parser's
  * error names the real mistake: it takes the engine's place.
  */
-export function preferParserError(
-  error: ErrorBody,
-  parsed: SourceSyntaxError | undefined,
-): ErrorBody {
+export function preferParserError(error: ErrorBody, parsed: ParseFailure | undefined): ErrorBody {
   if (!parsed || error.code !== 'SYNTAX_ERROR' || !/return not in a function/.test(error.message))
     return error;
   const { line, column } = parsed;
   return {
     code: 'SYNTAX_ERROR',
-    message: `${parsed.message} (line ${line}, column ${column})`,
+    message: atPosition(parsed.message, parsed),
     ...(error.stack !== undefined ? { stack: error.stack } : {}),
     line,
     column,

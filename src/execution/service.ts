@@ -7,7 +7,12 @@ import type { Catalog } from '../catalog/index.ts';
 import { castArguments } from '../codetools/index.ts';
 import { INPUT_MEMORY_DIVISOR, MAX_LOG_LINE_BYTES, MAX_LOG_LINES } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
-import { type Language, prepareSource, type SandboxExecutor } from '../sandbox/index.ts';
+import {
+  type Language,
+  type ParseFailure,
+  prepareSource,
+  type SandboxExecutor,
+} from '../sandbox/index.ts';
 import { resolveScript, scriptsDir } from '../scripts/index.ts';
 import type { ActivitySurface, CodeTool } from '../store/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
@@ -17,7 +22,7 @@ import type { ActivityRecorder } from './activity-recorder.ts';
 import { type CallDetail, CallGate } from './call-gate.ts';
 import { errorFor, featureDisabled } from './caller-view.ts';
 import { fitEnvelope } from './fit-output.ts';
-import { mapGuestError, preferParserError, type SourceSyntaxError } from './map-positions.ts';
+import { mapGuestError, preferParserError } from './map-positions.ts';
 import {
   ADMIN,
   type Caller,
@@ -58,7 +63,7 @@ interface SandboxRun {
   filename: string;
   toOriginal: Parameters<typeof mapGuestError>[2];
   /** The parser's error when the source does not parse. */
-  syntaxError?: SourceSyntaxError;
+  syntaxError?: ParseFailure;
   globalsJson: string;
   dateGlobals?: string[];
   undefinedGlobals?: string[];

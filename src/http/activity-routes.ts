@@ -6,6 +6,8 @@ import type { GatewayEnv } from './types.ts';
 
 /** A comment line keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
+/** Records a stream keeps for a client that reads slower than they come; past it the oldest go. */
+export const STREAM_MAX_QUEUED = 10_000;
 
 function refuse(
   c: Context<GatewayEnv>,
@@ -44,8 +46,13 @@ export function activityRoutes(activity: () => ActivityLog | undefined): Hono<Ga
   api.get('/stream', (c) =>
     streamSSE(c, async (stream) => {
       const queue: string[] = [];
+      let dropped = 0;
       let wake: (() => void) | undefined;
       const unsubscribe = activity()!.subscribe((record) => {
+        if (queue.length >= STREAM_MAX_QUEUED) {
+          queue.shift();
+          dropped++;
+        }
         queue.push(JSON.stringify(record));
         wake?.();
       });
@@ -56,6 +63,13 @@ export function activityRoutes(activity: () => ActivityLog | undefined): Hono<Ga
       await stream.writeSSE({ event: 'ready', data: '{}' });
       try {
         while (!stream.aborted && !stream.closed) {
+          if (dropped > 0) {
+            // Said as a comment: the client's next reload of the list has them all.
+            await stream.write(
+              `: ${dropped} records skipped (this client reads slower than they come)\n\n`,
+            );
+            dropped = 0;
+          }
           const data = queue.shift();
           if (data !== undefined) {
             await stream.writeSSE({ event: 'activity', data });

@@ -36,11 +36,12 @@ export function toCodeToolResult(result: ExecutionResult): CallToolResult {
       ...meta,
     };
   }
-  const { code, message, line, column } = envelope.error;
+  const { code, message, line, column, stack } = envelope.error;
   const error = { code, message, ...(line !== undefined ? { line, column } : {}) };
   return {
     content: [{ type: 'text', text: JSON.stringify(error) }],
-    structuredContent: { ok: false, error, ...id },
+    // The structured error keeps the stack (a SERIALIZATION_ERROR's path is there).
+    structuredContent: { ok: false, error: { ...error, ...(stack ? { stack } : {}) }, ...id },
     isError: true,
     ...meta,
   };

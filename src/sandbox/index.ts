@@ -13,4 +13,5 @@ export type {
 export { BATCH_PARALLEL_RANGE, MAX_BATCH_SIZE } from './protocol.ts';
 export { type Language, type PreparedSource, prepareSource } from './source/prepare-source.ts';
 export type { Position } from './source/text-positions.ts';
+export type { ParseFailure } from './source/top-level-return.ts';
 export { stripFunctionBody } from './source/transpile.ts';

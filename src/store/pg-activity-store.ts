@@ -30,18 +30,22 @@ function idNotices(ids: readonly string[]): string[] {
 export function pgActivityStore(db: PgDatabase): ActivityStore {
   const remote = new Set<(records: ActivityRecord[]) => void>();
   let stopNotices: (() => void) | undefined;
-  // Another instance wrote these ids: read them back (in the order written) for the live feeds.
+  /** Reads of announced ids, one after the other, so the feeds get them in the order written. */
+  let reads = Promise.resolve();
+  const readBack = async (ids: string[]) => {
+    const { rows } = await db.query<Row>('SELECT * FROM activity WHERE id = ANY($1) ORDER BY id', [
+      ids,
+    ]);
+    const records = rows.map(fromRow);
+    for (const listener of remote) listener(records);
+  };
+  // Another instance wrote these ids: read them back for the live feeds.
   const onNotice = (data?: string) => {
     const ids = data?.split(',').filter(Boolean) ?? [];
     if (ids.length === 0 || remote.size === 0) return;
-    db.query<Row>('SELECT * FROM activity WHERE id = ANY($1) ORDER BY id', [ids]).then(
-      ({ rows }) => {
-        const records = rows.map(fromRow);
-        for (const listener of remote) listener(records);
-      },
-      // A live view misses these records; the history has them.
-      () => {},
-    );
+    // A read that fails (or a row that does not decode) costs the live view these records;
+    // the history has them.
+    reads = reads.then(() => readBack(ids)).catch(() => {});
   };
   return {
     async insert(records) {

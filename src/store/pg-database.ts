@@ -137,15 +137,18 @@ export async function openPgDatabase(url: string, source = 'database_url'): Prom
     for (const l of stateListeners) l(next);
   };
   const onNotice = (message: pg.Notification) => {
-    let parsed: { topic?: ChangeTopic; origin?: string; data?: unknown };
+    // Any role on the database may NOTIFY this channel: a payload of another shape is ignored.
+    let parsed: unknown;
     try {
       parsed = JSON.parse(message.payload ?? '{}');
     } catch {
       return;
     }
-    if (parsed.origin === origin || !parsed.topic) return;
-    const data = typeof parsed.data === 'string' ? parsed.data : undefined;
-    for (const l of listeners.get(parsed.topic) ?? []) l(data);
+    if (typeof parsed !== 'object' || parsed === null) return;
+    const notice = parsed as { topic?: unknown; origin?: unknown; data?: unknown };
+    if (notice.origin === origin || typeof notice.topic !== 'string') return;
+    const data = typeof notice.data === 'string' ? notice.data : undefined;
+    for (const l of listeners.get(notice.topic as ChangeTopic) ?? []) l(data);
   };
   const listen = async (): Promise<void> => {
     if (closed) return;

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningPostgres, startPostgres } from '../../test/postgres.ts';
-import { activityStoreContract } from './activity-store.contract.ts';
+import { activityRecord, activityStoreContract } from './activity-store.contract.ts';
 import { codeToolStoreContract } from './code-tool-store.contract.ts';
 import { MIGRATIONS } from './migrations.ts';
 import { pgClusterSlots } from './pg-cluster-slots.ts';
@@ -170,6 +170,47 @@ describe('PostgreSQL across instances', () => {
       expect(seenByA).toBe(0);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it("hands another instance's activity records to its live feed, in the order written", async () => {
+    const { store: a, url } = await freshStore();
+    const b = await openPgStore(url);
+    try {
+      const heard: string[] = [];
+      const stop = b.activity.onRemoteInsert!((records) => heard.push(...records.map((r) => r.id)));
+      let heardByA = 0;
+      a.activity.onRemoteInsert!(() => heardByA++);
+      // Over one notice's worth of ids: the batch is announced in several notices.
+      const ids = Array.from({ length: 600 }, (_, i) => `01b${String(i).padStart(21, '0')}`);
+      await a.activity.insert(ids.map((id) => activityRecord({ id })));
+      expect(await eventually(() => heard.length === ids.length, 5_000)).toBe(true);
+      expect(heard).toEqual(ids);
+      expect(heardByA).toBe(0);
+      stop();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('ignores notices of another shape on its channel (any role may NOTIFY)', async () => {
+    const { store, url } = await freshStore();
+    try {
+      const heard: string[] = [];
+      store.activity.onRemoteInsert!((records) => heard.push(...records.map((r) => r.id)));
+      for (const payload of ['null', '[]', '"x"', '5', '{"topic": 5}', '{"topic": "activity"}'])
+        await sql(url, 'SELECT pg_notify($1, $2)', ['codemux_changes', payload]);
+      await sql(url, 'SELECT pg_notify($1, $2)', [
+        'codemux_changes',
+        JSON.stringify({ topic: 'activity', origin: 'elsewhere', data: 'no-such-id' }),
+      ]);
+      // Still alive and listening: a real change from another instance is heard.
+      const other = await openPgStore(url);
+      await other.activity.insert([activityRecord({ id: '01c000000000000000000001' })]);
+      expect(await eventually(() => heard.includes('01c000000000000000000001'), 5_000)).toBe(true);
+      await other.close();
+    } finally {
+      await store.close();
     }
   });
 

@@ -127,7 +127,7 @@ export async function createInstance(
   preloadIntl = false,
 ): Promise<Instance> {
   // Never above what the module's memory import accepts (2 GiB for the pinned build): near it,
-  // a cap plus headroom would not link, and the heap runs out at the import's maximum instead.
+  // a cap plus headroom would not link. The heap's limit then keeps the headroom below that.
   const maximumPages = Math.min(
     wasm.memoryMaxPages,
     Math.max(
@@ -148,7 +148,9 @@ export async function createInstance(
     newVariant(variant, { wasmMemory: memory, emscriptenModule: { instantiateWasm } }),
   );
   const runtime = module.newRuntime();
-  runtime.setMemoryLimit(memoryLimitBytes);
+  runtime.setMemoryLimit(
+    Math.min(memoryLimitBytes, maximumPages * WASM_PAGE_BYTES - MEMORY_HEADROOM_BYTES),
+  );
   runtime.setMaxStackSize(stackLimitBytes);
   const context = runtime.newContext();
   const instance: Instance = {
