@@ -148,7 +148,14 @@ export async function openPgDatabase(url: string, source = 'database_url'): Prom
     const notice = parsed as { topic?: unknown; origin?: unknown; data?: unknown };
     if (notice.origin === origin || typeof notice.topic !== 'string') return;
     const data = typeof notice.data === 'string' ? notice.data : undefined;
-    for (const l of listeners.get(notice.topic as ChangeTopic) ?? []) l(data);
+    for (const l of listeners.get(notice.topic as ChangeTopic) ?? []) {
+      try {
+        l(data);
+      } catch {
+        // Called from pg's socket handler, where a throw would end the process: the listener
+        // misses this notice instead.
+      }
+    }
   };
   const listen = async (): Promise<void> => {
     if (closed) return;
