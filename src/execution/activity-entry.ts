@@ -95,13 +95,14 @@ export function activityRecords(
       language: null,
       code: null,
       input: null,
-      args: cutForActivity(call.args),
+      // The gate keeps a call's args and answer already cut.
+      args: call.args,
       status: activityStatus(code, call.message),
       error: code ? { code, message: call.message ?? code } : null,
       started_at: new Date(call.startedAt).toISOString(),
       duration_ms: call.entry.duration_ms,
       logs: [],
-      response: cutForActivity(call.response ?? null),
+      response: call.response ?? null,
       instance_id: instanceId,
     };
   });

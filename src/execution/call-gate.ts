@@ -16,6 +16,7 @@ import type {
 } from '../sandbox/index.ts';
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { cutForActivity } from './activity-cut.ts';
 import { batchShape, callShape } from './call-shape.ts';
 import { messageFor } from './caller-view.ts';
 import {
@@ -59,11 +60,12 @@ type Answer = { ok: boolean; error?: { code: string; message: string } };
 /** One call as the activity history records it: the trace entry plus what went and came back. */
 export interface CallDetail {
   entry: ToolCallRecord;
-  args: Record<string, unknown>;
+  /** The arguments, cut as the history stores them (cutForActivity). */
+  args: unknown;
   /** Epoch milliseconds when the program made the call. */
   startedAt: number;
   message?: string;
-  /** The envelope the guest received. */
+  /** The envelope the guest received, cut as the history stores it. */
   response?: unknown;
 }
 
@@ -158,7 +160,13 @@ export class CallGate implements JobBridge {
       duration_ms: 0,
     };
     this.toolCalls.push(entry);
-    const detail: CallDetail = { entry, args: request.args, startedAt: Date.now() };
+    // Kept cut (as the history stores them): a program making thousands of calls with large
+    // arguments or answers must not hold them all in the gateway until it ends.
+    const detail: CallDetail = {
+      entry,
+      args: cutForActivity(request.args),
+      startedAt: Date.now(),
+    };
     this.calls.push(detail);
     this.unfinished.set(entry, performance.now());
     return (started, answer, ended) => {
@@ -169,7 +177,7 @@ export class CallGate implements JobBridge {
         entry.code = answer.error.code;
         detail.message = answer.error.message;
       }
-      detail.response = answer;
+      detail.response = cutForActivity(answer);
     };
   }
 
