@@ -125,7 +125,8 @@ export function castArguments(
   const dates: string[] = [];
   const omitted: string[] = [];
   for (const param of params) {
-    let raw = args[param.name];
+    // Own keys only: an omitted `toString` must not read Object.prototype's.
+    let raw = Object.hasOwn(args, param.name) ? args[param.name] : undefined;
     // null counts as omitted: clients often send it for an optional field.
     if (raw === undefined || raw === null) {
       if (param.required)

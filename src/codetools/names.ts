@@ -1,5 +1,7 @@
 /** @module Name rules of code tools and their params: tool names as MCP tool names, params as JavaScript identifiers. */
 
+import { SANDBOX_GLOBAL_NAMES } from './sandbox-globals.ts';
+
 export const CODE_TOOL_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 /** The built-in tool a code tool cannot shadow. */
 export const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set(['code_execution']);
@@ -16,18 +18,8 @@ const RESERVED_WORDS = new Set(
   ).split(' '),
 );
 
-/** Globals the sandbox defines (the language's and codemux's own): a param cannot hide them. */
-const SANDBOX_GLOBALS = new Set(
-  (
-    'globalThis undefined NaN Infinity Object Function Array Number Boolean String Symbol BigInt ' +
-    'Math JSON Date RegExp Error TypeError RangeError SyntaxError ReferenceError EvalError URIError ' +
-    'AggregateError InternalError Promise Proxy Reflect Map Set WeakMap WeakSet WeakRef ' +
-    'FinalizationRegistry ArrayBuffer SharedArrayBuffer DataView Atomics Int8Array Uint8Array ' +
-    'Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array BigInt64Array BigUint64Array ' +
-    'Float32Array Float64Array parseInt parseFloat isNaN isFinite encodeURI encodeURIComponent ' +
-    'decodeURI decodeURIComponent escape unescape Intl input call_tool call_tools tools catalog console'
-  ).split(' '),
-);
+/** Globals the sandbox defines (generated from the real engine): a param cannot hide them. */
+const SANDBOX_GLOBALS: ReadonlySet<string> = new Set(SANDBOX_GLOBAL_NAMES);
 
 /** Why `name` cannot be a code tool's name, or undefined when it can. */
 export function toolNameProblem(name: unknown): string | undefined {
@@ -42,6 +34,9 @@ export function paramNameProblem(name: unknown): string | undefined {
   if (typeof name !== 'string' || !IDENTIFIER.test(name))
     return 'params.name must be a JavaScript identifier of at most 64 characters (letters, digits, _ and $, not starting with a digit)';
   if (RESERVED_WORDS.has(name)) return `params.name "${name}" is a JavaScript reserved word`;
+  // Assigning it would replace the global object's prototype instead of defining a variable.
+  if (name === '__proto__')
+    return 'params.name "__proto__" cannot be a variable (assigning it changes the global object\'s prototype); choose another name';
   if (SANDBOX_GLOBALS.has(name))
     return `params.name "${name}" is already defined in the sandbox; choose another name`;
   return undefined;

@@ -117,6 +117,23 @@ formatter.format(amount);`,
     }
   });
 
+  it('gives optional params named like Object.prototype members their default when omitted', async () => {
+    const t = tool('[constructor, toString, valueOf, typeof hasOwnProperty]', [
+      param('constructor', 'string', { required: false, default_value: 'made' }),
+      param('toString', 'integer', { required: false, default_value: 5 }),
+      param('valueOf', 'boolean', { required: false, default_value: true }),
+      param('hasOwnProperty', 'string', { required: false }),
+    ]);
+    expect((await run(t, {})).envelope).toEqual({
+      ok: true,
+      value: ['made', 5, true, 'undefined'],
+    });
+    expect((await run(t, { toString: '7', hasOwnProperty: 'x' })).envelope).toEqual({
+      ok: true,
+      value: ['made', 7, true, 'string'],
+    });
+  });
+
   // [arguments, the refusal's message]
   const REFUSED: Array<[unknown, RegExp]> = [
     [{}, /missing required param "n"/],
