@@ -82,23 +82,17 @@ export class CodeTools extends EventEmitter {
     return tool ? { ok: true, value: tool } : notFound(name);
   }
 
+  /** `{name, description?}`, or the whole tool with its params, validated as a whole first. */
   async create(body: unknown): Promise<Outcome<CodeTool>> {
-    const checked = checkCreate(body);
+    const checked = checkCreate(body, this.caps());
     if (!checked.ok) return invalid(checked.message);
-    const created = await this.store.create(checked.value.name, {
-      description: checked.value.description,
-      code: '',
-      timeout_ms: DEFAULT_CODE_TOOL_TIMEOUT_MS,
-      memory_limit_mb: DEFAULT_CODE_TOOL_MEMORY_MB,
-      enabled: true,
-      allowed_servers: [],
+    const { name, params, ...settings } = checked.value.tool;
+    const created = await this.store.create(name, settings, {
+      params,
+      versioned: checked.value.versioned,
     });
     if (!created)
-      return {
-        ok: false,
-        reason: 'exists',
-        message: `a code tool named "${checked.value.name}" already exists`,
-      };
+      return { ok: false, reason: 'exists', message: `a code tool named "${name}" already exists` };
     await this.refresh();
     return { ok: true, value: created };
   }

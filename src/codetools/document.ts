@@ -2,20 +2,19 @@
  * @module The export document: every code tool with its params as one reviewable JSON file,
  * which import reads back (validated as a whole before anything is written).
  */
-import type { CodeTool, CodeToolParam, CodeToolSettings } from '../store/index.ts';
-import { toolNameProblem } from './names.ts';
+import type { CodeTool } from '../store/index.ts';
 import {
   type Checked,
   type CodeToolCaps,
-  checkParam,
-  checkSettings,
-  SETTINGS_FIELDS,
+  checkTool,
+  defaultSettings,
+  type PortableTool,
 } from './validate.ts';
 
 export const DOCUMENT_FORMAT = 'codemux.code-tools';
 export const DOCUMENT_VERSION = 1;
 
-export type PortableTool = CodeToolSettings & { name: string; params: CodeToolParam[] };
+export type { PortableTool };
 
 export interface CodeToolsDocument {
   format: typeof DOCUMENT_FORMAT;
@@ -43,15 +42,6 @@ export function exportDocument(tools: readonly CodeTool[]): CodeToolsDocument {
   };
 }
 
-const DEFAULTS: CodeToolSettings = {
-  description: '',
-  code: '',
-  timeout_ms: 0,
-  memory_limit_mb: 0,
-  enabled: true,
-  allowed_servers: [],
-};
-
 /** Reads a document back; every problem names its place (`tools[1].params[0].type`). */
 export function parseDocument(
   doc: unknown,
@@ -72,41 +62,18 @@ export function parseDocument(
   if (!Array.isArray(d.tools)) return { ok: false, message: 'tools must be an array' };
   const tools: PortableTool[] = [];
   const seen = new Set<string>();
+  const base = {
+    ...defaultSettings(),
+    timeout_ms: defaults.timeoutMs,
+    memory_limit_mb: defaults.memoryMb,
+  };
   for (const [i, raw] of (d.tools as unknown[]).entries()) {
-    const where = `tools[${i}].`;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-      return { ok: false, message: `tools[${i}] must be an object` };
-    const t = raw as Record<string, unknown>;
-    const extra = Object.keys(t).filter(
-      (k) => k !== 'name' && k !== 'params' && !(SETTINGS_FIELDS as readonly string[]).includes(k),
-    );
-    if (extra.length > 0) return { ok: false, message: `${where}unknown field "${extra[0]}"` };
-    const nameProblem = toolNameProblem(t.name);
-    if (nameProblem) return { ok: false, message: where + nameProblem };
-    if (seen.has(t.name as string))
-      return { ok: false, message: `${where}name "${t.name}" appears twice` };
-    seen.add(t.name as string);
-    const settings = checkSettings(
-      t,
-      { ...DEFAULTS, timeout_ms: defaults.timeoutMs, memory_limit_mb: defaults.memoryMb },
-      caps,
-      where,
-    );
-    if (!settings.ok) return settings;
-    const params: CodeToolParam[] = [];
-    const rows = t.params ?? [];
-    if (!Array.isArray(rows)) return { ok: false, message: `${where}params must be an array` };
-    for (const [j, row] of rows.entries()) {
-      const param = checkParam(row, `${where}params[${j}].`);
-      if (!param.ok) return param;
-      if (params.some((p) => p.name === param.value.name))
-        return {
-          ok: false,
-          message: `${where}params[${j}].name "${param.value.name}" appears twice`,
-        };
-      params.push(param.value);
-    }
-    tools.push({ name: t.name as string, ...settings.value, params });
+    const tool = checkTool(raw, base, caps, `tools[${i}].`);
+    if (!tool.ok) return tool;
+    if (seen.has(tool.value.name))
+      return { ok: false, message: `tools[${i}].name "${tool.value.name}" appears twice` };
+    seen.add(tool.value.name);
+    tools.push(tool.value);
   }
   return { ok: true, value: tools };
 }

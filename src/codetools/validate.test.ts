@@ -15,9 +15,58 @@ const current: CodeToolSettings = {
 
 // [what, check, message the refusal must contain]
 const REFUSALS: Array<[string, () => { ok: boolean; message?: string }, string]> = [
-  ['a bad tool name', () => checkCreate({ name: 'a b' }), 'name must be 1-64 characters'],
-  ['code_execution', () => checkCreate({ name: 'code_execution' }), 'reserved'],
-  ['an unknown create field', () => checkCreate({ name: 'a', code: '1' }), 'unknown field "code"'],
+  ['a bad tool name', () => checkCreate({ name: 'a b' }, caps), 'name must be 1-64 characters'],
+  ['code_execution', () => checkCreate({ name: 'code_execution' }, caps), 'reserved'],
+  [
+    'an unknown create field',
+    () => checkCreate({ name: 'a', colour: 'red' }, caps),
+    'unknown field "colour"; allowed: name, description, code, timeout_ms',
+  ],
+  [
+    'a whole tool with a bad param type',
+    () =>
+      checkCreate(
+        {
+          name: 'a',
+          params: [
+            { name: 'x', type: 'string' },
+            { name: 'y', type: 'money' },
+          ],
+        },
+        caps,
+      ),
+    'params[1].type must be one of',
+  ],
+  [
+    'a whole tool with a __proto__ param',
+    () => checkCreate({ name: 'a', params: [{ name: '__proto__', type: 'string' }] }, caps),
+    'params[0].name "__proto__" cannot be a variable',
+  ],
+  [
+    'a whole tool naming a param twice',
+    () =>
+      checkCreate(
+        {
+          name: 'a',
+          params: [
+            { name: 'x', type: 'string' },
+            { name: 'x', type: 'integer' },
+          ],
+        },
+        caps,
+      ),
+    'params[1].name "x" appears twice',
+  ],
+  [
+    'a whole tool with params as an object',
+    () => checkCreate({ name: 'a', params: {} }, caps),
+    'params must be an array',
+  ],
+  [
+    'a whole tool with a timeout over the cap',
+    () => checkCreate({ name: 'a', code: '1', timeout_ms: 60_001 }, caps),
+    'timeout_ms must be an integer from 1 to 60000',
+  ],
   [
     'a timeout over the cap',
     () => checkSave({ timeout_ms: 60_001 }, current, caps),
@@ -106,6 +155,17 @@ describe('code tool input is refused, naming the field', () => {
     const result = check();
     expect(result.ok).toBe(false);
     expect(result.message).toContain(message);
+  });
+
+  it('records a first version only when a create carries what a PUT would save', () => {
+    const versioned = (body: Record<string, unknown>) => {
+      const checked = checkCreate(body, caps);
+      return checked.ok ? checked.value.versioned : checked.message;
+    };
+    expect(versioned({ name: 'a', description: 'd' })).toBe(false);
+    expect(versioned({ name: 'a', params: [{ name: 'x', type: 'string' }] })).toBe(false);
+    expect(versioned({ name: 'a', code: '1' })).toBe(true);
+    expect(versioned({ name: 'a', enabled: false })).toBe(true);
   });
 
   it('keeps the fields a save leaves out', () => {

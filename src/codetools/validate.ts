@@ -2,7 +2,11 @@
  * @module Validation of code tool input (REST bodies, imported documents): each problem is a
  * message naming the field and the fix; limits are checked against the config's caps.
  */
-import { MAX_SOURCE_BYTES } from '../config/defaults.ts';
+import {
+  DEFAULT_CODE_TOOL_MEMORY_MB,
+  DEFAULT_CODE_TOOL_TIMEOUT_MS,
+  MAX_SOURCE_BYTES,
+} from '../config/defaults.ts';
 import {
   CODE_TOOL_PARAM_TYPES,
   type CodeToolParam,
@@ -43,17 +47,15 @@ function description(value: unknown, field: string): Checked<string> {
   return { ok: true, value };
 }
 
-/** `POST /code-tools` body: `{name, description?}`. */
-export function checkCreate(body: unknown): Checked<{ name: string; description: string }> {
-  if (!isObject(body)) return bad('the body must be a JSON object {name, description?}');
-  const extra = unknownFields(body, ['name', 'description'], '');
-  if (extra) return bad(extra);
-  const nameProblem = toolNameProblem(body.name);
-  if (nameProblem) return bad(nameProblem);
-  const desc = description(body.description, 'description');
-  if (!desc.ok) return desc;
-  return { ok: true, value: { name: body.name as string, description: desc.value } };
-}
+/** A new tool's page-level fields (DESIGN.md's defaults). */
+export const defaultSettings = (): CodeToolSettings => ({
+  description: '',
+  code: '',
+  timeout_ms: DEFAULT_CODE_TOOL_TIMEOUT_MS,
+  memory_limit_mb: DEFAULT_CODE_TOOL_MEMORY_MB,
+  enabled: true,
+  allowed_servers: [],
+});
 
 export const SETTINGS_FIELDS = [
   'description',
@@ -160,4 +162,61 @@ export function checkParam(body: unknown, where = 'params.'): Checked<CodeToolPa
       default_value: fallback,
     },
   };
+}
+
+/** A tool as a whole: its name, page-level fields and params (an import's element, a whole-tool POST). */
+export type PortableTool = CodeToolSettings & { name: string; params: CodeToolParam[] };
+
+export const TOOL_FIELDS = ['name', ...SETTINGS_FIELDS, 'params'] as const;
+
+/**
+ * A whole tool: the page-level fields present replace `defaults`; `where` prefixes field
+ * names (`tools[1].`), so a problem names its place (`tools[1].params[0].type`).
+ */
+export function checkTool(
+  body: unknown,
+  defaults: CodeToolSettings,
+  caps: CodeToolCaps,
+  where = '',
+): Checked<PortableTool> {
+  if (!isObject(body))
+    return bad(`${where.replace(/\.$/, '') || 'the body'} must be a JSON object {name, ...}`);
+  const extra = unknownFields(body, TOOL_FIELDS, where);
+  if (extra) return bad(extra);
+  const nameProblem = toolNameProblem(body.name);
+  if (nameProblem) return bad(where + nameProblem);
+  const settings = checkSettings(body, defaults, caps, where);
+  if (!settings.ok) return settings;
+  const rows = body.params ?? [];
+  if (!Array.isArray(rows))
+    return bad(
+      `${where}params must be an array of {name, description?, type, required?, default_value?}`,
+    );
+  const params: CodeToolParam[] = [];
+  for (const [j, row] of rows.entries()) {
+    const param = checkParam(row, `${where}params[${j}].`);
+    if (!param.ok) return param;
+    if (params.some((p) => p.name === param.value.name))
+      return bad(`${where}params[${j}].name "${param.value.name}" appears twice`);
+    params.push(param.value);
+  }
+  return { ok: true, value: { name: body.name as string, ...settings.value, params } };
+}
+
+/** Fields past `{name, description}` that make a create record its first version, as a PUT does. */
+const VERSIONED_FIELDS = SETTINGS_FIELDS.filter((f) => f !== 'description');
+
+/**
+ * `POST /code-tools` body: `{name, description?}` as in Vectoralix, or the whole tool at
+ * once. `versioned` when it carries a page-level field a PUT would save as a version.
+ */
+export function checkCreate(
+  body: unknown,
+  caps: CodeToolCaps,
+): Checked<{ tool: PortableTool; versioned: boolean }> {
+  const tool = checkTool(body, defaultSettings(), caps);
+  if (!tool.ok) return tool;
+  const fields = body as Record<string, unknown>;
+  const versioned = VERSIONED_FIELDS.some((f) => fields[f] !== undefined);
+  return { ok: true, value: { tool: tool.value, versioned } };
 }

@@ -47,6 +47,29 @@ export function codeToolStoreContract(
       expect((await store.list()).map((t) => t.name)).toEqual(['fmt']);
     });
 
+    it('creates a whole tool with its params and first version in one write', async () => {
+      const whole = settings({ code: '"hi"', timeout_ms: 900 });
+      const created = await store.create('whole', whole, {
+        params: [param('a'), param('b', { type: 'integer', required: false, default_value: 2 })],
+        versioned: true,
+      });
+      expect(created).toMatchObject({ name: 'whole', code: '"hi"', timeout_ms: 900, version: 1 });
+      expect(created!.params.map((p) => p.name)).toEqual(['a', 'b']);
+      expect(await store.versions('whole')).toEqual([
+        expect.objectContaining({ version: 1, code: '"hi"', timeout_ms: 900 }),
+      ]);
+      // A taken name writes nothing: neither params nor a version.
+      expect(
+        await store.create('whole', settings({ code: 'other' }), {
+          params: [param('c')],
+          versioned: true,
+        }),
+      ).toBeUndefined();
+      expect(await store.get('whole')).toMatchObject({ code: '"hi"', version: 1 });
+      expect((await store.get('whole'))!.params.map((p) => p.name)).toEqual(['a', 'b']);
+      expect(await store.versions('whole')).toHaveLength(1);
+    });
+
     it('saves the page-level fields together, each save an immutable version', async () => {
       await store.create('fmt', settings());
       await store.save('fmt', settings({ code: '1', timeout_ms: 100 }));

@@ -94,11 +94,14 @@ export function pgCodeToolStore(db: PgDatabase): CodeToolStore {
       return Promise.all(rows.map((row) => load(db.pool, row)));
     },
     get: (name) => find(db.pool, name),
-    create: (name, settings) =>
+    create: (name, settings, options = {}) =>
       write(
         async (q) => {
           const inserted = await insertTool(q, name, settings);
-          return inserted.rowCount ? find(q, name) : undefined;
+          if (!inserted.rowCount) return undefined;
+          if (options.versioned) await saveVersion(q, name, 0, settings);
+          for (const [i, p] of (options.params ?? []).entries()) await writeParam(q, name, i, p);
+          return find(q, name);
         },
         (r) => r !== undefined,
       ),

@@ -136,6 +136,20 @@ export function sqliteCodeToolStore(db: SqliteDatabase): CodeToolStore {
     updateTool.run(...settingsValues(settings), current + 1, now, name);
   };
 
+  const create = db.transaction(
+    (
+      name: string,
+      settings: CodeToolSettings,
+      options: { params?: readonly CodeToolParam[]; versioned?: boolean } = {},
+    ) => {
+      if (oneTool.get(name)) return undefined;
+      const now = new Date().toISOString();
+      insertTool.run(name, ...settingsValues(settings), 0, now, now);
+      if (options.versioned) saveVersion(name, 0, settings);
+      for (const [i, p] of (options.params ?? []).entries()) writeParam(name, i, p);
+      return find(name);
+    },
+  );
   const save = db.transaction((name: string, settings: CodeToolSettings) => {
     const row = oneTool.get(name) as ToolRow | undefined;
     if (!row) return undefined;
@@ -201,12 +215,7 @@ export function sqliteCodeToolStore(db: SqliteDatabase): CodeToolStore {
   return {
     list: async () => (allTools.all() as ToolRow[]).map(load),
     get: async (name) => find(name),
-    async create(name, settings) {
-      if (oneTool.get(name)) return undefined;
-      const now = new Date().toISOString();
-      insertTool.run(name, ...settingsValues(settings), 0, now, now);
-      return find(name);
-    },
+    create: async (name, settings, options) => create(name, settings, options),
     save: async (name, settings) => save(name, settings),
     remove: async (name) => remove(name),
     putParam: async (tool, param, replacing) => putParam(tool, param, replacing),

@@ -162,8 +162,16 @@ export interface CodeToolStore {
   /** Every tool with its params, by name. */
   list(): Promise<CodeTool[]>;
   get(name: string): Promise<CodeTool | undefined>;
-  /** Creates a tool with these settings and no params; undefined when the name is taken. */
-  create(name: string, settings: CodeToolSettings): Promise<CodeTool | undefined>;
+  /**
+   * Creates a tool with these settings and `params` (default none) in one transaction;
+   * `versioned` records the settings as version 1, as a save would (else the tool is at
+   * version 0). Undefined when the name is taken.
+   */
+  create(
+    name: string,
+    settings: CodeToolSettings,
+    options?: { params?: readonly CodeToolParam[]; versioned?: boolean },
+  ): Promise<CodeTool | undefined>;
   /** Saves the page-level fields together and records them as a new version; undefined when unknown. */
   save(name: string, settings: CodeToolSettings): Promise<CodeTool | undefined>;
   /** True when the tool existed. */
