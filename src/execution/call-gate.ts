@@ -27,7 +27,7 @@ import {
   syncFailure,
 } from './envelopes.ts';
 import { HostWorkQueue } from './host-work-queue.ts';
-import { inputProblem } from './input-validator.ts';
+import { argsRefusal } from './input-validator.ts';
 import { ADMIN, type Caller, type ToolCallRecord } from './types.ts';
 
 export interface GateOptions {
@@ -227,12 +227,6 @@ export class CallGate implements JobBridge {
     };
   }
 
-  /** The async dialect checks arguments against the tool's input schema before dispatch. */
-  private schemaProblem(request: CallRequest): string | undefined {
-    const tool = this.options.registry.tools(request.server).find((t) => t.name === request.tool);
-    return tool ? inputProblem(tool.inputSchema, request.args) : undefined;
-  }
-
   async call(requestJson: string, dialect: CallDialect): Promise<BridgeReply> {
     if (dialect === 'catalog') return this.hostWork.run(() => this.catalogCall(requestJson));
     const shape = callShape(requestJson, dialect === 'sync' ? 'call_tool' : 'tools');
@@ -253,7 +247,13 @@ export class CallGate implements JobBridge {
     if (verdict === 'fatal') return this.fatal();
     if (verdict?.overBudget) this.refusedOnce = true;
     const finish = this.reserve(request);
-    const refusal = verdict?.refusal;
+    // Then the arguments against the tool's input schema: call_tool's at once (its guest
+    // waits on this call alone), tools.* one check per turn (a guest may fire thousands).
+    const refusal =
+      verdict?.refusal ??
+      (dialect === 'sync'
+        ? argsRefusal(this.options.registry, request)
+        : await this.hostWork.run(() => argsRefusal(this.options.registry, request)));
     if (refusal) {
       const envelope =
         dialect === 'sync'
@@ -264,19 +264,6 @@ export class CallGate implements JobBridge {
     }
     if (dialect === 'sync') {
       const envelope = syncEnvelope((await this.dispatchBounded(request)).outcome);
-      finish(started, envelope);
-      return { envelope };
-    }
-    const problem = await this.hostWork.run(() => this.schemaProblem(request));
-    if (problem) {
-      const envelope = {
-        ok: false,
-        error: {
-          code: 'invalid_input',
-          message: `${request.server}.${request.tool}: ${problem}`,
-          retryable: false,
-        },
-      };
       finish(started, envelope);
       return { envelope };
     }
@@ -302,12 +289,15 @@ export class CallGate implements JobBridge {
     let overBudget = false;
     // Every element is judged in input order before anything is dispatched.
     for (let i = 0; i < batch.requests.length; i++) {
-      const verdict = this.judge(batch.requests[i]!);
+      const request = batch.requests[i]!;
+      const verdict = this.judge(request);
       if (verdict === 'fatal') return this.fatal();
-      const finish = this.reserve(batch.requests[i]!);
-      if (verdict) {
-        overBudget ||= verdict.overBudget;
-        const envelope = syncFailure(verdict.refusal.code, verdict.refusal.message);
+      const finish = this.reserve(request);
+      overBudget ||= verdict?.overBudget ?? false;
+      // The arguments are checked here too: the batch's guest waits on it alone.
+      const refusal = verdict?.refusal ?? argsRefusal(this.options.registry, request);
+      if (refusal) {
+        const envelope = syncFailure(refusal.code, refusal.message);
         slots[i] = envelope;
         finish(started, envelope);
       } else {

@@ -71,6 +71,14 @@ export class BoundedValidators {
     if (!error)
       return { ok: false, kind: 'mismatch', message: `${root} does not match the schema` };
     const where = error.instancePath ? `${root}${error.instancePath.replace(/\//g, '.')}` : root;
-    return { ok: false, kind: 'mismatch', message: `${where} ${error.message ?? 'is invalid'}` };
+    // ajv's message for a property the schema does not allow leaves its name out.
+    const { additionalProperty, unevaluatedProperty } = error.params as Record<string, unknown>;
+    const extra = additionalProperty ?? unevaluatedProperty;
+    const named = typeof extra === 'string' ? ` (${JSON.stringify(extra)})` : '';
+    return {
+      ok: false,
+      kind: 'mismatch',
+      message: `${where} ${error.message ?? 'is invalid'}${named}`,
+    };
   }
 }
