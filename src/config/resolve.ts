@@ -24,7 +24,7 @@ import {
   DEFAULT_STARTUP_WAIT_MS,
   UPSTREAM_CONNECT_TIMEOUT_MS,
 } from './defaults.ts';
-import { expandServerEnv } from './expand-env.ts';
+import { CONFIG_DIR_VARIABLE, expandServerEnv, expandTopLevelEnv } from './expand-env.ts';
 import { type UserServerConfig, userConfigSchema, userServerSchema } from './schema.ts';
 import type { ResolvedConfig, ServerConfig, UpstreamProtocol } from './types.ts';
 import { unknownServerKeys, unknownTopLevelKeys } from './unknown-keys.ts';
@@ -205,13 +205,16 @@ function resolveKnown(
   options: ResolveOptions,
   source: string,
 ): Omit<ResolvedConfig, 'warnings'> {
-  const parsed = userConfigSchema.safeParse(raw);
+  // The config's own directory is a variable too, so a server can be handed an absolute path.
+  const env = { ...(options.env ?? process.env), [CONFIG_DIR_VARIABLE]: options.baseDir };
+  const expanded = expandTopLevelEnv(raw as Record<string, unknown>, env, source);
+  const parsed = userConfigSchema.safeParse(expanded);
   if (!parsed.success) fail('', parsed.error, source);
   const user = parsed.data;
   const servers = resolveServers(user.mcpServers, {
     baseDir: options.baseDir,
     source,
-    env: options.env ?? process.env,
+    env,
     connectTimeoutMs: user.connect_timeout_ms ?? UPSTREAM_CONNECT_TIMEOUT_MS,
   });
   const listen = parseListen(user.listen ?? DEFAULT_LISTEN, source);
