@@ -25,11 +25,20 @@ export interface RunningGateway {
 /** Ports a start tries: a free port can be taken by a test running in parallel before the gateway binds it. */
 const START_ATTEMPTS = 3;
 
+/** How to start: the gateway's environment, and its admin key when the config names it through a variable. */
+export interface StartOptions {
+  env?: NodeJS.ProcessEnv;
+  key?: string;
+}
+
 /** Starts `codemux serve` with `configFile`, whose listen is set to a free port first (so the CLI finds it). */
-export async function startGateway(configFile: string): Promise<RunningGateway> {
+export async function startGateway(
+  configFile: string,
+  options: StartOptions = {},
+): Promise<RunningGateway> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnFreePort(configFile);
+      return await startOnFreePort(configFile, options);
     } catch (error) {
       const taken = (error as Error).message.includes('the address is already in use');
       if (!taken || attempt === START_ATTEMPTS) throw error;
@@ -37,12 +46,13 @@ export async function startGateway(configFile: string): Promise<RunningGateway> 
   }
 }
 
-async function startOnFreePort(configFile: string): Promise<RunningGateway> {
+async function startOnFreePort(configFile: string, options: StartOptions): Promise<RunningGateway> {
   const port = await freePort();
   const raw = JSON.parse(fs.readFileSync(configFile, 'utf8')) as Record<string, unknown>;
   fs.writeFileSync(configFile, JSON.stringify({ ...raw, listen: `127.0.0.1:${port}` }, null, 2));
   const child = spawn(process.execPath, [BIN, 'serve', '--config', configFile], {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: options.env ?? process.env,
   });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -63,7 +73,8 @@ async function startOnFreePort(configFile: string): Promise<RunningGateway> {
   }
   const dataDir = path.join(path.dirname(configFile), 'data');
   const config = JSON.parse(fs.readFileSync(configFile, 'utf8')) as { api_key?: string };
-  const key = config.api_key ?? fs.readFileSync(path.join(dataDir, 'api_key'), 'utf8').trim();
+  const key =
+    options.key ?? config.api_key ?? fs.readFileSync(path.join(dataDir, 'api_key'), 'utf8').trim();
   return {
     url,
     key,

@@ -146,12 +146,12 @@ describe('the README against reality', () => {
     }
   });
 
-  it('prints Inspector commands that work as printed, over HTTP and stdio', async () => {
+  it('prints Inspector commands that work as printed, over HTTP, stdio and on code mode', async () => {
     const commands = README.split('\n').filter((l) =>
       l.startsWith('npx @modelcontextprotocol/inspector --cli '),
     );
-    expect(commands).toHaveLength(2);
-    const [http, stdio] = await Promise.all(
+    expect(commands).toHaveLength(3);
+    const [http, stdio, codemode] = await Promise.all(
       commands.map((line) => {
         // As printed, except that npx must not download anything and the port is the test's.
         const words = shellWords(line.replace('127.0.0.1:8080', `127.0.0.1:${port}`));
@@ -162,6 +162,10 @@ describe('the README against reality', () => {
     expect(JSON.parse(http!.stdout).structuredContent).toMatchObject({ ok: true, value: 42 });
     expect(stdio!.code, stdio!.stderr).toBe(0);
     expect(JSON.parse(stdio!.stdout).tools[0].name).toBe('code_execution');
+    expect(codemode!.code, codemode!.stderr).toBe(0);
+    expect(JSON.parse(codemode!.stdout).tools.map((t: { name: string }) => t.name)).toEqual([
+      'execute',
+    ]);
   }, 120_000);
 
   it('links only docs that exist, in the README and between docs', () => {

@@ -98,6 +98,7 @@ async function run(flags: ExecFlags): Promise<number> {
     printConfigWarnings(config);
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError) {
+      if (error instanceof ConfigError) printConfigWarnings(error);
       await printUsageError(
         error instanceof ConfigError ? 'INVALID_CONFIG' : 'INVALID_REQUEST',
         error.message,

@@ -3,8 +3,8 @@ import { loadConfigFrom, type ResolvedConfig } from '../config/index.ts';
 import { ConfigError } from '../errors/index.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 
-/** Prints the config's warnings (unknown or ignored keys), one stderr line each. */
-export function printConfigWarnings(config: ResolvedConfig): void {
+/** Prints the warnings (unknown or ignored keys) of a config or of a ConfigError, one stderr line each. */
+export function printConfigWarnings(config: { warnings: readonly string[] }): void {
   for (const line of config.warnings) process.stderr.write(`codemux: warning: ${line}\n`);
 }
 
@@ -19,6 +19,7 @@ export function loadConfigOrExit(flags: {
     return config;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
+    printConfigWarnings(error);
     process.stderr.write(`codemux: ${error.message}\n`);
     process.exitCode = EXIT_USAGE;
     return undefined;

@@ -79,7 +79,7 @@ describe('${VAR} in server fields', () => {
     [{ cwd: '/srv/${MISSING:-app}' }, (s: Srv) => s.cwd, '/srv/app'],
     [{ env: { T: '${EMPTY:-fallback}' } }, (s: Srv) => s.env.T, 'fallback'],
     [{ env: { T: '${EMPTY}' } }, (s: Srv) => s.env.T, ''],
-    [{ env: { T: '$TOKEN and $${TOKEN' } }, (s: Srv) => s.env.T, '$TOKEN and $${TOKEN'],
+    [{ args: ['$TOKEN and $${TOKEN'] }, (s: Srv) => s.args[0], '$TOKEN and $${TOKEN'],
   ])('%j expands', (fields, read, expected) => {
     const config = resolve(server(fields), env);
     expect(read(config.servers[0]!)).toBe(expected);

@@ -68,7 +68,13 @@ function withEnvironment(
   loaded: ResolvedConfig,
   env: NodeJS.ProcessEnv = process.env,
 ): ResolvedConfig {
-  const config = withDatabaseUrl(loaded, env);
+  let config: ResolvedConfig;
+  try {
+    config = withDatabaseUrl(loaded, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(error.message, error.field, loaded.warnings);
+  }
   if (config.apiKey)
     return { ...config, apiKeySource: `"api_key" in ${config.path ?? 'the config'}` };
   if (env.CODEMUX_API_KEY) {

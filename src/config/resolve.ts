@@ -24,7 +24,7 @@ import {
   DEFAULT_STARTUP_WAIT_MS,
   UPSTREAM_CONNECT_TIMEOUT_MS,
 } from './defaults.ts';
-import { expandServerEnv } from './expand-env.ts';
+import { CONFIG_DIR_VARIABLE, expandServerEnv, expandTopLevelEnv } from './expand-env.ts';
 import { type UserServerConfig, userConfigSchema, userServerSchema } from './schema.ts';
 import type { ResolvedConfig, ServerConfig, UpstreamProtocol } from './types.ts';
 import { unknownServerKeys, unknownTopLevelKeys } from './unknown-keys.ts';
@@ -38,7 +38,6 @@ interface ServerContext {
   source: string;
   env: NodeJS.ProcessEnv;
   connectTimeoutMs: number;
-  warnings: string[];
 }
 
 /** Formats a zod path the way a user reads it: `mcpServers[2].name`. */
@@ -74,7 +73,6 @@ function resolveServer(
   context: ServerContext,
 ): ServerConfig {
   const { baseDir, source } = context;
-  context.warnings.push(...unknownServerKeys(raw, userServerSchema, field));
   const parsed = userServerSchema.safeParse(expandServerEnv(raw, field, context.env, source));
   if (!parsed.success) fail(field, parsed.error, source);
   const server = parsed.data;
@@ -116,21 +114,34 @@ function resolveServer(
   };
 }
 
+/** The entries of `mcpServers` in either shape, each with its field path (the object shape's key as `name`). */
+function serverEntries(raw: unknown): Array<{ raw: unknown; field: string }> {
+  if (Array.isArray(raw)) return raw.map((entry, i) => ({ raw: entry, field: `mcpServers[${i}]` }));
+  if (!raw || typeof raw !== 'object') return [];
+  return Object.entries(raw as Record<string, unknown>).map(([name, entry]) => ({
+    raw:
+      entry && typeof entry === 'object' && !Array.isArray(entry)
+        ? { name, ...(entry as object) }
+        : entry,
+    field: `mcpServers.${name}`,
+  }));
+}
+
+/** Every unknown or ignored key of the document, the servers' included: found before any error. */
+function unknownKeys(raw: Record<string, unknown>): string[] {
+  const warnings = unknownTopLevelKeys(raw, userConfigSchema);
+  for (const { raw: entry, field } of serverEntries(raw.mcpServers)) {
+    if (entry && typeof entry === 'object' && !Array.isArray(entry))
+      warnings.push(...unknownServerKeys(entry, userServerSchema, field));
+  }
+  return warnings;
+}
+
 function resolveServers(raw: unknown, context: ServerContext): ServerConfig[] {
   const { source } = context;
-  if (raw === undefined) return [];
-  const entries: Array<{ raw: unknown; field: string }> = Array.isArray(raw)
-    ? raw.map((entry, i) => ({ raw: entry, field: `mcpServers[${i}]` }))
-    : Object.entries(raw as Record<string, unknown>).map(([name, entry]) => ({
-        raw:
-          entry && typeof entry === 'object' && !Array.isArray(entry)
-            ? { name, ...(entry as object) }
-            : entry,
-        field: `mcpServers.${name}`,
-      }));
   const servers: ServerConfig[] = [];
   const seen = new Set<string>();
-  for (const { raw: entry, field } of entries) {
+  for (const { raw: entry, field } of serverEntries(raw)) {
     if (!entry || typeof entry !== 'object' || Array.isArray(entry)) {
       throw new ConfigError(`${source}: field "${field}" must be an object`, field);
     }
@@ -169,25 +180,42 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || LOOPBACK_IPV4.test(host);
 }
 
-/** Validates a parsed config document and applies every default. */
-export function resolveConfig(
-  raw: unknown,
-  options: { path?: string; baseDir: string; source?: string; env?: NodeJS.ProcessEnv },
-): ResolvedConfig {
+type ResolveOptions = { path?: string; baseDir: string; source?: string; env?: NodeJS.ProcessEnv };
+
+/**
+ * Validates a parsed config document and applies every default. An invalid one throws a
+ * ConfigError that carries the document's unknown keys too (a misspelt key is often the cause).
+ */
+export function resolveConfig(raw: unknown, options: ResolveOptions): ResolvedConfig {
   const source = options.source ?? options.path ?? 'config';
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigError(`${source}: the config must be a JSON object`);
   }
-  const parsed = userConfigSchema.safeParse(raw);
+  const warnings = unknownKeys(raw as Record<string, unknown>).map((line) => `${source}: ${line}`);
+  try {
+    return { ...resolveKnown(raw, options, source), warnings };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(error.message, error.field, warnings);
+  }
+}
+
+function resolveKnown(
+  raw: object,
+  options: ResolveOptions,
+  source: string,
+): Omit<ResolvedConfig, 'warnings'> {
+  // The config's own directory is a variable too, so a server can be handed an absolute path.
+  const env = { ...(options.env ?? process.env), [CONFIG_DIR_VARIABLE]: options.baseDir };
+  const expanded = expandTopLevelEnv(raw as Record<string, unknown>, env, source);
+  const parsed = userConfigSchema.safeParse(expanded);
   if (!parsed.success) fail('', parsed.error, source);
   const user = parsed.data;
-  const warnings = unknownTopLevelKeys(raw, userConfigSchema);
   const servers = resolveServers(user.mcpServers, {
     baseDir: options.baseDir,
     source,
-    env: options.env ?? process.env,
+    env,
     connectTimeoutMs: user.connect_timeout_ms ?? UPSTREAM_CONNECT_TIMEOUT_MS,
-    warnings,
   });
   const listen = parseListen(user.listen ?? DEFAULT_LISTEN, source);
   return {
@@ -240,6 +268,5 @@ export function resolveConfig(
     },
     instanceId: user.instance_id ?? GENERATED_INSTANCE_ID,
     servers,
-    warnings: warnings.map((line) => `${source}: ${line}`),
   };
 }

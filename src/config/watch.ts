@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
+import { ConfigError } from '../errors/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { loadConfig } from './load.ts';
 import type { ResolvedConfig } from './types.ts';
@@ -36,6 +37,10 @@ export function watchConfig(
     try {
       config = loadConfig(file, { mustExist: true, listen: options.listen });
     } catch (error) {
+      // The edit's unknown keys too: a misspelt key is often why the edit is invalid.
+      const warnings = error instanceof ConfigError ? error.warnings : [];
+      for (const line of warnings) if (!reported.has(line)) logger.warn(line);
+      reported = new Set([...reported, ...warnings]);
       logger.error(
         { config: file },
         `config edit ignored, keeping the last good config: ${(error as Error).message}`,

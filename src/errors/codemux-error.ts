@@ -12,9 +12,16 @@ export class CodemuxError extends Error {
   }
 }
 
-/** A config file that cannot be used; the CLI exits 2 with its message. */
+/**
+ * A config file that cannot be used; the CLI exits 2 with its message, after `warnings`
+ * (the file's unknown keys, found before the error, which may well be its cause).
+ */
 export class ConfigError extends CodemuxError {
-  constructor(message: string, field?: string) {
+  constructor(
+    message: string,
+    field?: string,
+    readonly warnings: readonly string[] = [],
+  ) {
     super('INVALID_CONFIG', message, field);
   }
 }

@@ -130,8 +130,10 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   };
 
   /** The MCP routes over one session set: Streamable HTTP, and the legacy SSE pair. */
-  const mount = (paths: { mcp: string; sse: string; messages: string }, target: McpSessions) => {
-    app.all(paths.mcp, guard, (c) => target.handle(c.req.raw, c.get('caller'), c.get('secret')));
+  const mount = (paths: { mcp: string[]; sse: string; messages: string }, target: McpSessions) => {
+    for (const route of paths.mcp) {
+      app.all(route, guard, (c) => target.handle(c.req.raw, c.get('caller'), c.get('secret')));
+    }
     app.get(paths.sse, guard, async (c) => {
       await target.openSse(c.env.outgoing, c.get('caller'));
       return RESPONSE_ALREADY_SENT;
@@ -154,10 +156,16 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       );
     });
   };
-  mount({ mcp: '/mcp', sse: '/sse', messages: '/messages' }, sessions);
-  // Code mode: the same transports, whose only tool is execute.
+  mount({ mcp: ['/mcp'], sse: '/sse', messages: '/messages' }, sessions);
+  // Code mode: the same transports, whose only tool is execute. `/mcp/codemode/mcp` too:
+  // the MCP Inspector's CLI replaces a URL path not ending in /mcp or /sse with /mcp or /sse
+  // (the default surface), so that is the Streamable HTTP URL it keeps.
   mount(
-    { mcp: '/mcp/codemode', sse: '/mcp/codemode/sse', messages: '/mcp/codemode/messages' },
+    {
+      mcp: ['/mcp/codemode', '/mcp/codemode/mcp'],
+      sse: '/mcp/codemode/sse',
+      messages: '/mcp/codemode/messages',
+    },
     codeModeSessions,
   );
 
