@@ -137,6 +137,8 @@ function shrink(record: ActivityRecord, field: Shrinkable, maxJsonBytes: number)
  */
 export function boundRecord<R extends ActivityRecord>(record: R): R {
   const out = cutFields(record);
+  // Most records are far under: a UTF-16 unit is at most 3 bytes of UTF-8.
+  if (JSON.stringify(out).length * 3 <= ACTIVITY_RECORD_MAX_BYTES) return out;
   for (let round = 0; round < SHRINKABLE.length; round++) {
     const over = jsonBytes(out) - ACTIVITY_RECORD_MAX_BYTES;
     if (over <= 0) return out;
