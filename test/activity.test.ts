@@ -161,7 +161,9 @@ describe('activity history', () => {
     expect(execute).toMatchObject({ surface: 'codemode', status: 'success' });
     expect(execute.children.map((c: Json) => c.tool)).toEqual(['echo']);
     expect((await record(cli.activityId!)).surface).toBe('cli');
-    expect((await record(ui.activity_id)).surface).toBe('ui');
+    // The admin key saying ui is still REST: only the dashboard's session is ui
+    // (activity-bounds.test.ts signs in for that).
+    expect((await record(ui.activity_id)).surface).toBe('rest');
     expect(await record(toolId)).toMatchObject({
       surface: 'code_tool',
       tool: 'add_one',

@@ -514,6 +514,42 @@ describe('activity', () => {
     await shot('activity-record');
   });
 
+  it('counts the records live: the total grows as new ones arrive', async () => {
+    await open('/ui/activity');
+    await see(page.locator('#live')).toContainText('Live');
+    const status = page.getByRole('status');
+    await see(status).toContainText('records.');
+    const before = Number(
+      /^(\d+) records?\.$/.exec(((await status.textContent()) ?? '').trim())?.[1],
+    );
+    expect(before).toBeGreaterThan(0);
+    // An execution and its one call: two records.
+    await gw.rest('POST', '/api/v1/code/exec', {
+      code: "call_tool('fixture', 'echo', { message: 'counted' }); 1",
+    });
+    await see(status).toHaveText(`${before + 2} records.`);
+  });
+
+  it('shows arguments and input under secret-looking keys as [redacted]', async () => {
+    const run = await gw.rest('POST', '/api/v1/code/exec', {
+      code: "call_tool('fixture', 'sleep', { ms: 1, password: 'hunter2', auth: { apiKey: 'k-777' } }); 1",
+      input: { access_token: 'tok-999', user: 'ada' },
+    });
+    await open(`/ui/activity/${run.json.activity_id}`);
+    await see(page.getByLabel('input', { exact: true })).toContainText(
+      '"access_token": "[redacted]"',
+    );
+    await see(page.getByLabel('input', { exact: true })).toContainText('"user": "ada"');
+    await open(`/ui/activity/${run.json.activity_id}.0001`);
+    const args = page.getByLabel('args', { exact: true });
+    await see(args).toContainText('"password": "[redacted]"');
+    await see(args).toContainText('"apiKey": "[redacted]"');
+    await see(args).toContainText('"ms": 1');
+    const shown = (await page.locator('main').textContent()) ?? '';
+    for (const secret of ['hunter2', 'k-777']) expect(shown).not.toContain(secret);
+    await shot('activity-redacted');
+  });
+
   it('marks values that were cut', async () => {
     const big = 'x'.repeat(20_000);
     const run = await gw.rest('POST', '/api/v1/code/exec', {

@@ -72,6 +72,20 @@ export const MAX_ACTIVITY_RETENTION_DAYS = 36_500;
 export const DEFAULT_ACTIVITY_MAX_RECORDS = 100_000;
 export const MIN_ACTIVITY_MAX_RECORDS = 100;
 export const MAX_ACTIVITY_MAX_RECORDS = 100_000_000;
+/**
+ * Activity history: values under keys that look like these are stored as "[redacted]" (call
+ * arguments, an execution's input); `activity_redact_keys` replaces the list.
+ */
+export const DEFAULT_ACTIVITY_REDACT_KEYS: readonly string[] = [
+  'password',
+  'token',
+  'secret',
+  'api_key',
+  'authorization',
+];
+/** `activity_redact_keys`: at most this many names, each at most this many characters. */
+export const MAX_ACTIVITY_REDACT_KEYS = 256;
+export const MAX_ACTIVITY_REDACT_KEY_CHARS = 128;
 
 /** This gateway's name in a cluster (session id prefix, activity records); generated when absent. */
 export const INSTANCE_ID_PATTERN = /^[A-Za-z0-9_-]{1,32}$/;

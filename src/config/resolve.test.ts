@@ -106,6 +106,10 @@ describe('resolveConfig', () => {
     [{ database_url: 'mysql://db/x' }, 'database_url', 'postgres://'],
     [{ database_url: 5 }, 'database_url', 'string'],
     [{ instance_id: 'a.b' }, 'instance_id', '1-32 characters'],
+    [{ activity_redact_keys: 'token' }, 'activity_redact_keys', 'array of key names'],
+    [{ activity_redact_keys: ['token', 5] }, 'activity_redact_keys[1]', 'a key name (a string)'],
+    [{ activity_redact_keys: ['--'] }, 'activity_redact_keys[0]', 'a letter or a digit'],
+    [{ activity_redact_keys: ['x'.repeat(129)] }, 'activity_redact_keys[0]', 'at most 128'],
     [{ instance_id: '' }, 'instance_id', '1-32 characters'],
     [{ mcpServers: { a: { command: 'x', args: 'y' } } }, 'mcpServers.a.args', 'array of strings'],
     [
@@ -140,6 +144,21 @@ describe('listen on a name that merely starts with 127.', () => {
     ['0.0.0.0:8080', true],
   ])('%s requires MCP auth: %s', (listen, required) => {
     expect(resolveConfig({ listen }, { baseDir: '/tmp' }).requireMcpAuth).toBe(required);
+  });
+
+  it('redacts the default secret-looking keys unless activity_redact_keys replaces the list', () => {
+    expect(resolveConfig({}, { baseDir: '/tmp' }).activity.redactKeys).toEqual([
+      'password',
+      'token',
+      'secret',
+      'api_key',
+      'authorization',
+    ]);
+    const own = resolveConfig({ activity_redact_keys: ['cookie'] }, { baseDir: '/tmp' });
+    expect(own.activity.redactKeys).toEqual(['cookie']);
+    expect(
+      resolveConfig({ activity_redact_keys: [] }, { baseDir: '/tmp' }).activity.redactKeys,
+    ).toEqual([]);
   });
 
   it('defaults max_request_bytes to 4 MiB', () => {

@@ -6,6 +6,7 @@ import { ConfigError } from '../errors/index.ts';
 import {
   CODE_MODE_DEFAULTS,
   DEFAULT_ACTIVITY_MAX_RECORDS,
+  DEFAULT_ACTIVITY_REDACT_KEYS,
   DEFAULT_ACTIVITY_RETENTION_DAYS,
   DEFAULT_CODE_EXECUTION_TIMEOUT_MS,
   DEFAULT_CODE_TOOLS_MAX_MEMORY_MB,
@@ -265,6 +266,7 @@ function resolveKnown(
       enabled: user.activity_enabled ?? true,
       retentionDays: user.activity_retention_days ?? DEFAULT_ACTIVITY_RETENTION_DAYS,
       maxRecords: user.activity_max_records ?? DEFAULT_ACTIVITY_MAX_RECORDS,
+      redactKeys: user.activity_redact_keys ?? DEFAULT_ACTIVITY_REDACT_KEYS,
     },
     instanceId: user.instance_id ?? GENERATED_INSTANCE_ID,
     servers,

@@ -4,6 +4,8 @@ import {
   DATABASE_URL_PATTERN,
   INSTANCE_ID_PATTERN,
   MAX_ACTIVITY_MAX_RECORDS,
+  MAX_ACTIVITY_REDACT_KEY_CHARS,
+  MAX_ACTIVITY_REDACT_KEYS,
   MAX_ACTIVITY_RETENTION_DAYS,
   MAX_CLUSTER_CONCURRENT_REQUESTS,
   MAX_CODE_MODE_MEMORY_BYTES,
@@ -141,6 +143,23 @@ export const userConfigSchema = z.object({
   activity_enabled: z.boolean({ error: 'must be true or false' }).optional(),
   activity_retention_days: intIn(1, MAX_ACTIVITY_RETENTION_DAYS).optional(),
   activity_max_records: intIn(MIN_ACTIVITY_MAX_RECORDS, MAX_ACTIVITY_MAX_RECORDS).optional(),
+  activity_redact_keys: z
+    .array(
+      z
+        .string({ error: 'must be a key name (a string), like "api_key"' })
+        .max(MAX_ACTIVITY_REDACT_KEY_CHARS, {
+          error: `must be at most ${MAX_ACTIVITY_REDACT_KEY_CHARS} characters`,
+        })
+        .regex(/[\p{L}\p{N}]/u, {
+          error:
+            'must hold a letter or a digit (keys are matched by their letters and digits, like "api_key")',
+        }),
+      { error: 'must be an array of key names, like ["password", "token", "api_key"]' },
+    )
+    .max(MAX_ACTIVITY_REDACT_KEYS, {
+      error: `must list at most ${MAX_ACTIVITY_REDACT_KEYS} key names`,
+    })
+    .optional(),
   instance_id: z
     .string({ error: 'must be a string' })
     .regex(INSTANCE_ID_PATTERN, { error: 'must be 1-32 characters of A-Z, a-z, 0-9, _ and -' })

@@ -94,7 +94,13 @@ export interface ResolvedConfig {
   /** How long `codemux stdio`'s first tools/list waits for servers still connecting. */
   startupWaitMs: number;
   /** Activity history: on/off, retention. */
-  activity: { enabled: boolean; retentionDays: number; maxRecords: number };
+  activity: {
+    enabled: boolean;
+    retentionDays: number;
+    maxRecords: number;
+    /** Keys whose values the history stores as "[redacted]" (`activity_redact_keys`). */
+    redactKeys: readonly string[];
+  };
   /** This gateway's name in records and session ids (`instance_id`, generated when absent). */
   instanceId: string;
   servers: ServerConfig[];

@@ -2,6 +2,7 @@
 import type { ResolvedConfig } from '../config/index.ts';
 import type { ActivitySurface } from '../store/index.ts';
 import { sortableId } from '../util/sortable-id.ts';
+import { boundRecord } from './activity-bound.ts';
 import { cutForActivity } from './activity-cut.ts';
 import type { ActivityRecorder, QueuedRecord } from './activity-recorder.ts';
 import { activityStatus } from './activity-status.ts';
@@ -41,20 +42,33 @@ export function recordRun(
   calls: readonly CallDetail[],
 ): string | undefined {
   if (!recorder || !config.activity.enabled) return undefined;
-  recorder.record(activityRecords(facts, config.instanceId, envelope, durationMs, calls));
+  recorder.record(
+    activityRecords(
+      facts,
+      config.instanceId,
+      envelope,
+      durationMs,
+      calls,
+      config.activity.redactKeys,
+    ),
+  );
   return facts.id;
 }
 
 export const callerLabel = (caller: Caller): string =>
   caller.kind === 'admin' ? 'admin' : `token:${caller.name}`;
 
-/** The execution's record, then one per call in the order the program made them. */
+/**
+ * The execution's record, then one per call in the order the program made them; the input's
+ * values under keys like `redactKeys` are stored redacted (the gate redacts the calls' args).
+ */
 export function activityRecords(
   facts: RunFacts,
   instanceId: string,
   envelope: Envelope,
   durationMs: number,
   calls: readonly CallDetail[],
+  redactKeys: readonly string[] = [],
 ): QueuedRecord[] {
   const caller = callerLabel(facts.caller);
   const error = envelope.ok ? null : { code: envelope.error.code, message: envelope.error.message };
@@ -70,7 +84,7 @@ export function activityRecords(
     script: facts.script ?? null,
     language: facts.language ?? null,
     code: facts.code ?? null,
-    input: cutForActivity(facts.input),
+    input: cutForActivity(facts.input, redactKeys),
     args: null,
     status: activityStatus(error?.code, error?.message),
     error,
@@ -95,7 +109,7 @@ export function activityRecords(
       language: null,
       code: null,
       input: null,
-      // The gate keeps a call's args and answer already cut.
+      // The gate keeps a call's args (redacted) and answer already cut.
       args: call.args,
       status: activityStatus(code, call.message),
       error: code ? { code, message: call.message ?? code } : null,
@@ -106,5 +120,6 @@ export function activityRecords(
       instance_id: instanceId,
     };
   });
-  return [execution, ...children];
+  // Every record within its bounds, whatever the request or the program put in it.
+  return [boundRecord(execution), ...children.map(boundRecord)];
 }

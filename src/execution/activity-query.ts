@@ -6,6 +6,7 @@ import {
   type ActivityQuery,
   type ActivityStatus,
 } from '../store/index.ts';
+import { parseIsoInstant } from '../util/iso-instant.ts';
 
 export const ACTIVITY_DEFAULT_LIMIT = 50;
 export const ACTIVITY_MAX_LIMIT = 500;
@@ -56,14 +57,14 @@ export function parseActivityQuery(params: Record<string, string | undefined>): 
   if (server) query.server = server;
   if (parent_id) query.parent_id = parent_id;
   if (since) {
-    const at = Date.parse(since);
-    if (Number.isNaN(at)) {
+    const at = parseIsoInstant(since);
+    if (at === undefined) {
       return {
         ok: false,
-        message: `since must be an ISO 8601 date or time, like 2026-12-01T10:00:00Z (got "${since}")`,
+        message: `since must be an ISO 8601 date or time, like 2026-12-01 or 2026-12-01T10:00:00Z (got "${since}")`,
       };
     }
-    query.since = new Date(at).toISOString();
+    query.sinceMs = at;
   }
   return { ok: true, query };
 }

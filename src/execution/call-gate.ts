@@ -16,7 +16,7 @@ import type {
 } from '../sandbox/index.ts';
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import { cutForActivity } from './activity-cut.ts';
+import { cutForActivity, cutText } from './activity-cut.ts';
 import { batchShape, callShape } from './call-shape.ts';
 import { messageFor } from './caller-view.ts';
 import {
@@ -60,7 +60,7 @@ type Answer = { ok: boolean; error?: { code: string; message: string } };
 /** One call as the activity history records it: the trace entry plus what went and came back. */
 export interface CallDetail {
   entry: ToolCallRecord;
-  /** The arguments, cut as the history stores them (cutForActivity). */
+  /** The arguments, redacted and cut as the history stores them (cutForActivity). */
   args: unknown;
   /** Epoch milliseconds when the program made the call. */
   startedAt: number;
@@ -164,7 +164,7 @@ export class CallGate implements JobBridge {
     // arguments or answers must not hold them all in the gateway until it ends.
     const detail: CallDetail = {
       entry,
-      args: cutForActivity(request.args),
+      args: cutForActivity(request.args, this.options.config.activity.redactKeys),
       startedAt: Date.now(),
     };
     this.calls.push(detail);
@@ -175,7 +175,7 @@ export class CallGate implements JobBridge {
       entry.duration_ms = Math.round(((ended ?? performance.now()) - started) * 100) / 100;
       if (answer.error) {
         entry.code = answer.error.code;
-        detail.message = answer.error.message;
+        detail.message = cutText(answer.error.message);
       }
       detail.response = cutForActivity(answer);
     };

@@ -2,12 +2,12 @@
 import { type Context, Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { type ActivityLog, parseActivityQuery } from '../execution/index.ts';
+import { STREAM_MAX_QUEUED, STREAM_MAX_QUEUED_BYTES, StreamBacklog } from './stream-backlog.ts';
 import type { GatewayEnv } from './types.ts';
 
 /** A comment line keeps proxies from closing an idle stream. */
 const KEEPALIVE_MS = 15_000;
-/** Records a stream keeps for a client that reads slower than they come; past it the oldest go. */
-export const STREAM_MAX_QUEUED = 10_000;
+const BOUNDS = `the stream keeps at most ${STREAM_MAX_QUEUED} records and ${STREAM_MAX_QUEUED_BYTES / 1_048_576} MiB for a client`;
 
 function refuse(
   c: Context<GatewayEnv>,
@@ -45,14 +45,9 @@ export function activityRoutes(activity: () => ActivityLog | undefined): Hono<Ga
 
   api.get('/stream', (c) =>
     streamSSE(c, async (stream) => {
-      const queue: string[] = [];
-      let dropped = 0;
+      const queue = new StreamBacklog();
       let wake: (() => void) | undefined;
       const unsubscribe = activity()!.subscribe((record) => {
-        if (queue.length >= STREAM_MAX_QUEUED) {
-          queue.shift();
-          dropped++;
-        }
         queue.push(JSON.stringify(record));
         wake?.();
       });
@@ -63,12 +58,12 @@ export function activityRoutes(activity: () => ActivityLog | undefined): Hono<Ga
       await stream.writeSSE({ event: 'ready', data: '{}' });
       try {
         while (!stream.aborted && !stream.closed) {
-          if (dropped > 0) {
+          const skipped = queue.takeSkipped();
+          if (skipped) {
             // Said as a comment: the client's next reload of the list has them all.
             await stream.write(
-              `: ${dropped} records skipped (this client reads slower than they come)\n\n`,
+              `: ${skipped.count} records skipped, ${skipped.bytes} bytes (this client reads slower than they come; ${BOUNDS})\n\n`,
             );
-            dropped = 0;
           }
           const data = queue.shift();
           if (data !== undefined) {

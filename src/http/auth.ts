@@ -11,7 +11,8 @@ import { type DashboardSessions, SESSION_COOKIE } from '../ui/sessions.ts';
 import type { GatewayEnv } from './types.ts';
 
 export type Credential =
-  | { ok: true; caller: Caller; secret: string }
+  /** viaSession: the dashboard's own session cookie, not a key or token. */
+  | { ok: true; caller: Caller; secret: string; viaSession?: true }
   | { ok: false; reason: 'missing' | 'invalid' };
 
 export interface AuthDeps {
@@ -95,5 +96,5 @@ export function authenticateRest(c: Context<GatewayEnv>, deps: AuthDeps): RestCr
         detail: `cross-origin write refused: Origin ${origin} is not this gateway`,
       };
   }
-  return { ok: true, caller, secret: '' };
+  return { ok: true, caller, secret: '', viaSession: true };
 }

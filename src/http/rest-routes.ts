@@ -12,9 +12,13 @@ import { type AuthDeps, authenticateRest, unauthorizedMessage } from './auth.ts'
 import { statusFor } from './status.ts';
 import type { GatewayEnv } from './types.ts';
 
-/** The CLI and the dashboard name themselves so the history shows where a run came from. */
-function surfaceOf(header: string | undefined): 'rest' | 'cli' | 'ui' {
-  return header === 'cli' || header === 'ui' ? header : 'rest';
+/**
+ * The CLI and the dashboard name themselves so the history shows where a run came from; only
+ * the dashboard's own session may say `ui` (a key or token that claims it is recorded as rest).
+ */
+function surfaceOf(header: string | undefined, dashboard: boolean): 'rest' | 'cli' | 'ui' {
+  if (header === 'ui') return dashboard ? 'ui' : 'rest';
+  return header === 'cli' ? 'cli' : 'rest';
 }
 
 /** The both-or-neither refusal in the REST reference's own words (the MCP tool's are longer). */
@@ -52,6 +56,7 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
       );
     }
     c.set('caller', credential.caller);
+    c.set('dashboard', credential.viaSession === true);
     await next();
   });
 
@@ -90,7 +95,7 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
       dryRun = dry_run;
       body = rest;
     }
-    const surface = surfaceOf(c.req.header('x-codemux-surface'));
+    const surface = surfaceOf(c.req.header('x-codemux-surface'), c.get('dashboard') === true);
     const result = await runtime.service.execute(body, c.get('caller'), { surface, dryRun });
     return c.json(
       {

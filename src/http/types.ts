@@ -4,6 +4,9 @@ import type { Caller } from '../execution/index.ts';
 
 export interface GatewayEnv {
   Bindings: HttpBindings;
-  /** secret: the key or token the caller presented ('' on the open loopback routes). */
-  Variables: { requestId: string; caller: Caller; secret: string };
+  /**
+   * secret: the key or token the caller presented ('' on the open loopback routes);
+   * dashboard: the REST caller signed in through the dashboard (its session cookie).
+   */
+  Variables: { requestId: string; caller: Caller; secret: string; dashboard?: boolean };
 }

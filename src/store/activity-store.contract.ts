@@ -1,6 +1,7 @@
 /** @module The activity store's contract suite: every implementation (SQLite, PostgreSQL) runs it. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ActivityRecord, ActivityStore } from './types.ts';
+import { parseIsoInstant } from '../util/iso-instant.ts';
+import type { ActivityQuery, ActivityRecord, ActivityStore } from './types.ts';
 
 export interface OpenedStore {
   activity: ActivityStore;
@@ -90,12 +91,15 @@ export function activityStoreContract(name: string, open: () => Promise<OpenedSt
       expect(page.items.map((r) => r.id)).toEqual(['2b', '2a', '29', '28', '27']);
       const next = await store.list({ limit: 5, offset: 10 });
       expect(next.items.map((r) => r.id)).toEqual(['21', '20']);
-      const cases: Array<[Record<string, string>, number]> = [
+      const cases: Array<[Partial<ActivityQuery>, number]> = [
         [{ status: 'tool_error' }, 4],
         [{ kind: 'tool_call' }, 6],
         [{ server: 'everything' }, 6],
         [{ parent_id: '20' }, 6],
-        [{ since: '2026-12-01T10:00:10.000Z' }, 2],
+        [{ sinceMs: Date.parse('2026-12-01T10:00:10.000Z') }, 2],
+        [{ sinceMs: Date.parse('2026-12-01T10:00:09.999Z') }, 2],
+        [{ sinceMs: Date.parse('2026-12-01T10:00:09.000Z') }, 3],
+        [{ sinceMs: Date.parse('2026-12-01T10:00:10.001Z') }, 1],
         [{ kind: 'tool_call', status: 'tool_error' }, 2],
       ];
       for (const [filter, total] of cases) {
@@ -103,6 +107,26 @@ export function activityStoreContract(name: string, open: () => Promise<OpenedSt
         expect(result.total, JSON.stringify(filter)).toBe(total);
         expect(result.items).toHaveLength(total);
       }
+    });
+
+    it('compares since as time, for any year', async () => {
+      await store.insert([
+        activityRecord({ id: '50', started_at: '0001-01-01T00:00:00.000Z' }),
+        activityRecord({ id: '51', started_at: '2026-12-01T10:00:00.000Z' }),
+        activityRecord({ id: '52', started_at: '9999-12-31T23:59:59.999Z' }),
+      ]);
+      const since = async (text: string) =>
+        (await store.list({ limit: 50, offset: 0, sinceMs: parseIsoInstant(text)! })).items
+          .map((r) => r.id)
+          .reverse();
+      // Expanded years: as text, "+099999" and "99999" sort before "2026"; as time they are later.
+      expect(await since('99999-01-01')).toEqual([]);
+      expect(await since('+010000-01-01T00:00:00Z')).toEqual([]);
+      expect(await since('9999-12-31T23:59:59.999Z')).toEqual(['52']);
+      expect(await since('2026-12-01T11:00:00+01:00')).toEqual(['51', '52']);
+      expect(await since('2026-12-01T10:00:00.0001Z')).toEqual(['52']);
+      expect(await since('0001-01-01')).toEqual(['50', '51', '52']);
+      expect(await since('-000044-03-15')).toEqual(['50', '51', '52']);
     });
 
     it('trims by age, then the oldest beyond the record cap', async () => {

@@ -67,6 +67,21 @@ export function fromRow(row: Row): ActivityRecord {
   };
 }
 
+/** The instants a stored `started_at` can hold (toISOString's 24-character form). */
+const FIRST_STORED_MS = Date.parse('0000-01-01T00:00:00.000Z');
+const LAST_STORED_MS = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * `started_at >= since` as time: within the years a record's time can have, the since instant
+ * in the records' own fixed-width form (text order is time order there, and the index serves
+ * it); after them, no record; before them, every one.
+ */
+function sinceClause(sinceMs: number): { clause?: string; param?: string } {
+  if (sinceMs > LAST_STORED_MS) return { clause: '1 = 0' };
+  if (sinceMs <= FIRST_STORED_MS) return {};
+  return { clause: 'started_at >= ?', param: new Date(sinceMs).toISOString() };
+}
+
 /** WHERE clause and parameters of a query's filters (portable SQL, positional `?`). */
 export function activityFilter(query: ActivityQuery): { where: string; params: unknown[] } {
   const clauses: string[] = [];
@@ -78,9 +93,10 @@ export function activityFilter(query: ActivityQuery): { where: string; params: u
       params.push(value);
     }
   }
-  if (query.since !== undefined) {
-    clauses.push('started_at >= ?');
-    params.push(query.since);
+  if (query.sinceMs !== undefined) {
+    const { clause, param } = sinceClause(query.sinceMs);
+    if (clause) clauses.push(clause);
+    if (param !== undefined) params.push(param);
   }
   return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }

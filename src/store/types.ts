@@ -63,6 +63,10 @@ export interface ActivityRecord {
   args: unknown;
   status: ActivityStatus;
   error: { code: string; message: string } | null;
+  /**
+   * ISO 8601 UTC as `Date#toISOString` writes it for years 0000-9999 (24 characters): its text
+   * order is its time order, which the stores' `since` filter relies on.
+   */
   started_at: string;
   duration_ms: number;
   logs: string[];
@@ -78,8 +82,8 @@ export interface ActivityQuery {
   status?: ActivityStatus;
   server?: string;
   parent_id?: string;
-  /** ISO 8601: records that started at or after it. */
-  since?: string;
+  /** Records that started at or after this instant (epoch milliseconds, any year). */
+  sinceMs?: number;
 }
 
 /** Activity history; asynchronous so PostgreSQL fits behind the same contract. */

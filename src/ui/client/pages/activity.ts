@@ -50,6 +50,9 @@ export async function activityPage(): Promise<void> {
     const f = filters();
     return (!f.status || r.status === f.status) && (!f.server || r.server === f.server);
   };
+  // The list's total, kept as live records arrive.
+  let total = 0;
+  const sayTotal = () => say(`${total} ${total === 1 ? 'record' : 'records'}.`);
   const load = async () => {
     const f = filters();
     const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
@@ -62,7 +65,8 @@ export async function activityPage(): Promise<void> {
       (answer.json.items as ActivityRecord[]).map((r) => row(r)),
       'No records match.',
     );
-    say(`${answer.json.total} records.`);
+    total = answer.json.total as number;
+    sayTotal();
   };
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -78,6 +82,8 @@ export async function activityPage(): Promise<void> {
     rows.querySelector('td.empty')?.parentElement?.remove();
     rows.prepend(row(record));
     while (rows.children.length > PAGE_SIZE) rows.lastElementChild?.remove();
+    total++;
+    sayTotal();
   });
   stream.addEventListener('error', () => {
     byId('live').textContent = 'Live updates paused; reconnecting…';
