@@ -38,6 +38,11 @@ export const DEFAULT_MAX_REQUEST_BYTES = 4 * 1_048_576;
 export const MIN_MAX_REQUEST_BYTES = 1024;
 export const MAX_MAX_REQUEST_BYTES = 1024 * 1_048_576;
 
+/** MCP sessions one endpoint set (/mcp, /mcp/codemode) holds at once (max_mcp_sessions). */
+export const DEFAULT_MAX_MCP_SESSIONS = 1000;
+export const MIN_MAX_MCP_SESSIONS = 1;
+export const MAX_MAX_MCP_SESSIONS = 100_000;
+
 /**
  * `input` may use at most this share of the sandbox's memory as JSON text: parsed in the guest
  * it takes several times its text size, and a larger one would end as MEMORY_LIMIT_EXCEEDED.

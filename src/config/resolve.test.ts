@@ -79,6 +79,8 @@ describe('resolveConfig', () => {
     [{ enable_code_execution: 'yes' }, 'enable_code_execution', 'true or false'],
     [{ max_request_bytes: 100 }, 'max_request_bytes', 'from 1024 to 1073741824'],
     [{ max_request_bytes: 1.5 }, 'max_request_bytes', 'integer'],
+    [{ max_mcp_sessions: 0 }, 'max_mcp_sessions', 'from 1 to 100000'],
+    [{ max_mcp_sessions: 100_001 }, 'max_mcp_sessions', 'from 1 to 100000'],
     [{ shutdown_grace_ms: -1 }, 'shutdown_grace_ms', 'from 0 to 600000'],
     [{ shutdown_grace_ms: 600001 }, 'shutdown_grace_ms', 'from 0 to 600000'],
     [{ shutdown_grace_ms: 1.5 }, 'shutdown_grace_ms', 'integer'],
@@ -163,5 +165,10 @@ describe('listen on a name that merely starts with 127.', () => {
 
   it('defaults max_request_bytes to 4 MiB', () => {
     expect(resolveConfig({}, { baseDir: '/tmp' }).maxRequestBytes).toBe(4 * 1_048_576);
+  });
+
+  it('defaults max_mcp_sessions to 1000 and takes a value in range', () => {
+    expect(resolveConfig({}, { baseDir: '/tmp' }).maxMcpSessions).toBe(1000);
+    expect(resolveConfig({ max_mcp_sessions: 3 }, { baseDir: '/tmp' }).maxMcpSessions).toBe(3);
   });
 });

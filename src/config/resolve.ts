@@ -14,6 +14,7 @@ import {
   DEFAULT_DESCRIPTION_BUDGET_TOKENS,
   DEFAULT_LISTEN,
   DEFAULT_MAX_HOST_CALLS,
+  DEFAULT_MAX_MCP_SESSIONS,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_PARALLEL,
   DEFAULT_MAX_REQUEST_BYTES,
@@ -230,6 +231,7 @@ function resolveKnown(
     databaseUrl: user.database_url,
     databaseUrlSource: user.database_url ? `"database_url" in ${source}` : undefined,
     maxRequestBytes: user.max_request_bytes ?? DEFAULT_MAX_REQUEST_BYTES,
+    maxMcpSessions: user.max_mcp_sessions ?? DEFAULT_MAX_MCP_SESSIONS,
     apiKey: user.api_key,
     codeExecution: {
       enabled: user.enable_code_execution ?? true,

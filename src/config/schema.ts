@@ -13,6 +13,7 @@ import {
   MAX_CONNECT_TIMEOUT_MS,
   MAX_DESCRIPTION_BUDGET_TOKENS,
   MAX_MAX_HOST_CALLS,
+  MAX_MAX_MCP_SESSIONS,
   MAX_MAX_OUTPUT_BYTES,
   MAX_MAX_PARALLEL,
   MAX_MAX_REQUEST_BYTES,
@@ -26,6 +27,7 @@ import {
   MIN_ACTIVITY_MAX_RECORDS,
   MIN_CONNECT_TIMEOUT_MS,
   MIN_MAX_HOST_CALLS,
+  MIN_MAX_MCP_SESSIONS,
   MIN_MAX_OUTPUT_BYTES,
   MIN_MAX_PARALLEL,
   MIN_MAX_REQUEST_BYTES,
@@ -106,6 +108,7 @@ export const userConfigSchema = z.object({
     .min(1, { error: 'must not be empty' })
     .optional(),
   max_request_bytes: intIn(MIN_MAX_REQUEST_BYTES, MAX_MAX_REQUEST_BYTES).optional(),
+  max_mcp_sessions: intIn(MIN_MAX_MCP_SESSIONS, MAX_MAX_MCP_SESSIONS).optional(),
   enable_code_execution: z.boolean({ error: 'must be true or false' }).optional(),
   code_execution_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   code_execution_max_tool_calls: intIn(0, Number.MAX_SAFE_INTEGER).optional(),

@@ -80,6 +80,8 @@ export interface ResolvedConfig {
   databaseUrlSource?: string;
   /** The largest HTTP request body on any route (413 beyond it). */
   maxRequestBytes: number;
+  /** MCP sessions each endpoint set holds at once (a new one beyond gets 503). */
+  maxMcpSessions: number;
   apiKey?: string;
   /** Where apiKey came from, for messages: `"api_key" in FILE` or `CODEMUX_API_KEY`. */
   apiKeySource?: string;

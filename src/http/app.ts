@@ -135,8 +135,8 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       app.all(route, guard, (c) => target.handle(c.req.raw, c.get('caller'), c.get('secret')));
     }
     app.get(paths.sse, guard, async (c) => {
-      await target.openSse(c.env.outgoing, c.get('caller'));
-      return RESPONSE_ALREADY_SENT;
+      const refused = await target.openSse(c.env.outgoing, c.get('caller'));
+      return refused ?? RESPONSE_ALREADY_SENT;
     });
     app.post(paths.messages, guard, async (c) => {
       let message: unknown;

@@ -6,6 +6,7 @@ import { createCodeModeServer } from '../mcp/index.ts';
 import type { TokenStore } from '../store/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { createApp } from './app.ts';
+import { EventBudget } from './event-budget.ts';
 import { McpSessions } from './mcp-sessions.ts';
 
 export interface GatewayOptions {
@@ -34,13 +35,15 @@ export class HttpGateway {
   private onFlushed: (() => void) | undefined;
 
   constructor(private readonly options: GatewayOptions) {
-    this.sessions = new McpSessions(options.runtime, options.logger);
-    this.codeModeSessions = new McpSessions(
-      options.runtime,
-      options.logger,
-      createCodeModeServer,
-      '/mcp/codemode/messages',
-    );
+    // One replay budget for both sets: its bound holds for the whole gateway.
+    const eventBudget = new EventBudget();
+    this.sessions = new McpSessions(options.runtime, options.logger, { eventBudget });
+    this.codeModeSessions = new McpSessions(options.runtime, options.logger, {
+      createServer: createCodeModeServer,
+      endpoint: '/mcp/codemode',
+      messagesPath: '/mcp/codemode/messages',
+      eventBudget,
+    });
   }
 
   /** Listens; resolves with the bound address. Rejects when the port is taken. */

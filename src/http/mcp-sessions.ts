@@ -1,7 +1,8 @@
 /**
  * @module MCP Streamable HTTP sessions at /mcp (one SDK server per session), and the legacy
  * SSE transport at /sse + /messages. Sessions end on DELETE, on transport close, after
- * SESSION_IDLE_MS without a request, and at shutdown.
+ * SESSION_IDLE_MS without a request, and at shutdown; at most `max_mcp_sessions` at once (a new
+ * one beyond is refused with 503).
  */
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -12,6 +13,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller, Runtime } from '../execution/index.ts';
 import { createMcpServer, toAuthInfo } from '../mcp/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { EventBudget } from './event-budget.ts';
 import { MemoryEventStore, SSE_RETRY_MS } from './event-store.ts';
 import { answersInJson, jsonAnswers } from './json-answers.ts';
 
@@ -22,15 +24,30 @@ interface Session {
   server: Server;
   transport: WebStandardStreamableHTTPServerTransport | SSEServerTransport;
   lastSeen: number;
+  /** The Streamable HTTP session's replay events (emptied when the session ends). */
+  events?: MemoryEventStore;
   /** Handles a POST whose answer is plain JSON (undefined: every answer is an SSE stream). */
   answerJson?: ReturnType<typeof jsonAnswers>;
 }
 
-const jsonRpcError = (status: number, message: string, code = -32000) =>
-  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+const jsonRpcError = (status: number, message: string, code = -32000, data?: unknown) =>
+  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message, data }, id: null }), {
     status,
     headers: { 'content-type': 'application/json' },
   });
+
+export const TOO_MANY_SESSIONS = 'TOO_MANY_SESSIONS';
+
+export interface McpSessionsOptions {
+  /** Makes the SDK server of each new session (code_execution, or execute for code mode). */
+  createServer?: (runtime: Runtime, caller: Caller) => Server;
+  /** Where the Streamable HTTP endpoint is, for messages. */
+  endpoint?: string;
+  /** Where legacy SSE clients POST their messages. */
+  messagesPath?: string;
+  /** The replay byte budget shared with the gateway's other session set. */
+  eventBudget?: EventBudget;
+}
 
 /** The first protocol version whose clients the SDK sends SSE priming events to. */
 const PRIMING_PROTOCOL_VERSION = '2025-11-25';
@@ -62,6 +79,11 @@ export function newSessionId(instanceId: string): string {
   return `${instanceId}.${randomUUID()}`;
 }
 
+/** 400 for a resume that would miss events no longer stored (the SDK's "not found" case). */
+function cannotResume(eventId: string): string {
+  return `Cannot resume after event ${eventId}: later events of its stream are no longer stored (the replay buffer keeps only the newest events, within a byte budget); open the stream again without Last-Event-ID and send again any request still unanswered`;
+}
+
 /** 404 for a session this instance does not hold, saying whose it is when another instance's. */
 function sessionNotFound(id: string, instanceId: string): Response {
   const owner = id.includes('.') ? id.slice(0, id.indexOf('.')) : undefined;
@@ -78,15 +100,23 @@ export class McpSessions {
   private readonly sweeper: NodeJS.Timeout;
   /** Fixed at start: session ids already handed out keep naming this instance. */
   private readonly instanceId: string;
+  private readonly createServer: (runtime: Runtime, caller: Caller) => Server;
+  private readonly endpoint: string;
+  private readonly messagesPath: string;
+  private readonly eventBudget: EventBudget;
+  /** Initializes under way: counted against max_mcp_sessions before their session exists. */
+  private starting = 0;
 
-  /** `createServer` makes the SDK server of each new session (code_execution, or execute for code mode). */
   constructor(
     private readonly runtime: Runtime,
     private readonly logger: Logger,
-    private readonly createServer: (runtime: Runtime, caller: Caller) => Server = createMcpServer,
-    /** Where legacy SSE clients POST their messages. */
-    private readonly messagesPath = '/messages',
+    options: McpSessionsOptions = {},
   ) {
+    const createServer = options.createServer ?? createMcpServer;
+    this.createServer = createServer;
+    this.endpoint = options.endpoint ?? '/mcp';
+    this.messagesPath = options.messagesPath ?? '/messages';
+    this.eventBudget = options.eventBudget ?? new EventBudget();
     this.instanceId = runtime.config().instanceId;
     this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
     this.sweeper.unref();
@@ -115,6 +145,9 @@ export class McpSessions {
         return jsonRpcError(400, `Session ${id} is a legacy SSE session; POST to /messages`);
       }
       session.lastSeen = Date.now();
+      const lastEventId = request.headers.get('last-event-id');
+      if (request.method === 'GET' && lastEventId && !session.events?.resumable(lastEventId))
+        return jsonRpcError(400, cannotResume(lastEventId));
       if (request.method !== 'POST' || !session.answerJson)
         return session.transport.handleRequest(request, { authInfo: auth });
       return this.post(request, session.transport, session.answerJson, auth);
@@ -131,14 +164,50 @@ export class McpSessions {
     if (!messages.some(isInitializeRequest)) {
       return jsonRpcError(400, 'Bad Request: no mcp-session-id; POST initialize first');
     }
+    const full = this.refuseWhenFull();
+    if (full) return full;
+    this.starting++;
+    try {
+      return await this.initialize(request, caller, auth, body);
+    } finally {
+      this.starting--;
+    }
+  }
+
+  /** A 503 naming max_mcp_sessions when this endpoint set holds that many sessions already. */
+  refuseWhenFull(): Response | undefined {
+    const max = this.runtime.config().maxMcpSessions;
+    if (this.sessions.size + this.starting < max) return undefined;
+    const minutes = SESSION_IDLE_MS / 60_000;
+    return jsonRpcError(
+      503,
+      `too many MCP sessions: ${this.endpoint} already holds ${max}, the limit "max_mcp_sessions"; close unused sessions (DELETE ${this.endpoint}), wait until idle ones end (${minutes} minutes without a request), or raise "max_mcp_sessions" in the config`,
+      -32000,
+      { code: TOO_MANY_SESSIONS, max_mcp_sessions: max },
+    );
+  }
+
+  private async initialize(
+    request: Request,
+    caller: Caller,
+    auth: ReturnType<typeof toAuthInfo>,
+    body: unknown,
+  ): Promise<Response> {
     const server = this.createServer(this.runtime, caller);
+    const events = new MemoryEventStore(this.eventBudget);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => newSessionId(this.instanceId),
       // SSE events carry ids and a retry hint, so a client whose stream broke can resume.
-      eventStore: new MemoryEventStore(),
+      eventStore: events,
       retryInterval: SSE_RETRY_MS,
       onsessioninitialized: (sessionId) => {
-        this.sessions.set(sessionId, { server, transport, lastSeen: Date.now(), answerJson });
+        this.sessions.set(sessionId, {
+          server,
+          transport,
+          lastSeen: Date.now(),
+          events,
+          answerJson,
+        });
         this.logger.debug({ session: sessionId }, 'mcp session started');
       },
       onsessionclosed: (sessionId) => this.forget(sessionId),
@@ -151,7 +220,14 @@ export class McpSessions {
     if (!answerJson)
       this.logger.debug({}, 'mcp answers stay SSE: the SDK transport is not as expected');
     await server.connect(transport);
-    return transport.handleRequest(request, { authInfo: auth, parsedBody: body });
+    const response = await transport.handleRequest(request, { authInfo: auth, parsedBody: body });
+    // An initialize the transport refused (a wrong Accept, a batch) made no session: its server
+    // would otherwise stay connected, storing every upstream log line for nobody.
+    if (!transport.sessionId || !this.sessions.has(transport.sessionId)) {
+      events.clear();
+      await server.close().catch(() => {});
+    }
+    return response;
   }
 
   /**
@@ -178,8 +254,13 @@ export class McpSessions {
       : transport.handleRequest(request, { authInfo, parsedBody: body });
   }
 
-  /** Opens a legacy SSE stream on `res`; POSTs to `/messages?sessionId=` feed it. */
-  async openSse(res: ServerResponse, caller: Caller): Promise<void> {
+  /**
+   * Opens a legacy SSE stream on `res`; POSTs to `/messages?sessionId=` feed it. Answers the
+   * refusal instead when the set is full (the caller sends it).
+   */
+  async openSse(res: ServerResponse, caller: Caller): Promise<Response | undefined> {
+    const full = this.refuseWhenFull();
+    if (full) return full;
     const server = this.createServer(this.runtime, caller);
     const transport = new SSEServerTransport(this.messagesPath, res);
     // The SDK makes a bare UUID; the endpoint it announces on start carries this one instead.
@@ -188,6 +269,7 @@ export class McpSessions {
     transport.onclose = () => this.forget(transport.sessionId);
     res.on('close', () => void this.end(transport.sessionId));
     await server.connect(transport);
+    return undefined;
   }
 
   /** Delivers one POSTed message to a legacy SSE session. */
@@ -207,7 +289,11 @@ export class McpSessions {
   }
 
   private forget(id: string): void {
-    if (this.sessions.delete(id)) this.logger.debug({ session: id }, 'mcp session ended');
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    session.events?.clear();
+    this.logger.debug({ session: id }, 'mcp session ended');
   }
 
   private async end(id: string): Promise<void> {
