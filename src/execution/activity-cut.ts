@@ -11,6 +11,11 @@ export function cutForActivity(value: unknown): unknown {
   } catch {
     return '…[not JSON]';
   }
+  return cutJsonForActivity(value, text);
+}
+
+/** cutForActivity for a value whose JSON text the caller already has (`text` is JSON.stringify(value)). */
+export function cutJsonForActivity(value: unknown, text: string): unknown {
   const bytes = Buffer.byteLength(text);
   if (bytes <= ACTIVITY_VALUE_MAX_BYTES) return value;
   // Cut on a character boundary: decode the prefix, dropping a split character.
