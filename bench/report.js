@@ -6,6 +6,26 @@ import net from 'node:net';
 /** The median of `values` (unsorted input is fine). */
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/**
+ * Median per-call times of each of `fns`, measured in `rounds` alternating rounds of `perRound`
+ * sequential calls each (so a load spike on this shared machine hits them alike; the order
+ * is reversed every other round).
+ */
+export async function sideBySide(fns, perRound, rounds) {
+  for (let i = 0; i < 20; i++) for (const fn of fns) await fn();
+  const times = fns.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    const order = fns.map((_, i) => i);
+    if (r % 2) order.reverse();
+    for (const i of order) {
+      const t = performance.now();
+      for (let k = 0; k < perRound; k++) await fns[i]();
+      times[i].push((performance.now() - t) / perRound);
+    }
+  }
+  return times.map(median);
+}
+
 /** The `q` quantile of already sorted values. */
 export const quantile = (sorted, q) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];

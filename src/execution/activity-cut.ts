@@ -51,7 +51,17 @@ export function cutForActivity(value: unknown, redactKeys: readonly string[] = [
   } catch {
     return '…[not JSON]';
   }
+  const cut = cutJsonForActivity(value, text);
+  // The redacted copy is built only when it is kept whole.
+  return redacted && cut === value ? JSON.parse(text) : cut;
+}
+
+/**
+ * cutForActivity without redaction, for a value whose JSON text the caller already has
+ * (`text` is JSON.stringify(value)).
+ */
+export function cutJsonForActivity(value: unknown, text: string): unknown {
   const bytes = Buffer.byteLength(text);
-  if (bytes <= ACTIVITY_VALUE_MAX_BYTES) return redacted ? JSON.parse(text) : value;
+  if (bytes <= ACTIVITY_VALUE_MAX_BYTES) return value;
   return `${utf8Head(text, ACTIVITY_VALUE_MAX_BYTES)}…[cut: ${bytes} bytes of JSON, first ${ACTIVITY_VALUE_MAX_BYTES} kept]`;
 }

@@ -16,7 +16,7 @@ import type {
 } from '../sandbox/index.ts';
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import { cutForActivity, cutText } from './activity-cut.ts';
+import { cutForActivity, cutJsonForActivity, cutText } from './activity-cut.ts';
 import { batchShape, callShape } from './call-shape.ts';
 import { messageFor } from './caller-view.ts';
 import {
@@ -24,6 +24,7 @@ import {
   asyncFailure,
   boundedOutcome,
   syncEnvelope,
+  syncEnvelopeJson,
   syncFailure,
 } from './envelopes.ts';
 import { HostWorkQueue } from './host-work-queue.ts';
@@ -51,8 +52,11 @@ export interface GateOptions {
 
 type Refusal = { code: string; message: string };
 
-/** Fills a reserved trace entry once: with the error code, or none for success. */
-type Finish = (started: number, answer: Answer, ended?: number) => void;
+/**
+ * Fills a reserved trace entry once: with the error code, or none for success. `answerJson`,
+ * when given, is the answer's JSON (not encoded again for the history's cut).
+ */
+type Finish = (started: number, answer: Answer, ended?: number, answerJson?: string) => void;
 
 /** What the guest got for one call: an envelope of either dialect. */
 type Answer = { ok: boolean; error?: { code: string; message: string } };
@@ -104,7 +108,7 @@ export class CallGate implements JobBridge {
   /** A call's outcome with its result bounded by maxResultBytes. */
   private async dispatchBounded(
     request: CallRequest,
-  ): Promise<{ outcome: CallOutcome; bytes: number }> {
+  ): Promise<{ outcome: CallOutcome; bytes: number; json?: string }> {
     return boundedOutcome(
       await this.dispatch(request),
       this.maxResultBytes,
@@ -169,7 +173,7 @@ export class CallGate implements JobBridge {
     };
     this.calls.push(detail);
     this.unfinished.set(entry, performance.now());
-    return (started, answer, ended) => {
+    return (started, answer, ended, answerJson) => {
       if (!this.unfinished.delete(entry)) return;
       entry.ok = answer.ok;
       entry.duration_ms = Math.round(((ended ?? performance.now()) - started) * 100) / 100;
@@ -177,7 +181,8 @@ export class CallGate implements JobBridge {
         entry.code = answer.error.code;
         detail.message = cutText(answer.error.message);
       }
-      detail.response = cutForActivity(answer);
+      detail.response =
+        answerJson === undefined ? cutForActivity(answer) : cutJsonForActivity(answer, answerJson);
     };
   }
 
@@ -263,9 +268,12 @@ export class CallGate implements JobBridge {
       return { envelope };
     }
     if (dialect === 'sync') {
-      const envelope = syncEnvelope((await this.dispatchBounded(request)).outcome);
-      finish(started, envelope);
-      return { envelope };
+      // The result is encoded once: its size bound, the reply and the history's cut share it.
+      const bounded = await this.dispatchBounded(request);
+      const envelope = syncEnvelope(bounded.outcome);
+      const envelopeJson = syncEnvelopeJson(envelope, bounded.json);
+      finish(started, envelope, undefined, envelopeJson);
+      return { envelope, envelopeJson };
     }
     const release = await this.asyncSlots.acquire();
     try {

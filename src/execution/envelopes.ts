@@ -19,17 +19,19 @@ function textOf(result: CallToolResult): string {
 
 /**
  * An upstream result larger than `maxBytes` (as JSON) becomes a RESULT_TOO_LARGE failure
- * named `label`, so it never crosses into the sandbox; the JSON size is returned too.
+ * named `label`, so it never crosses into the sandbox; the JSON size is returned too, and the
+ * result's JSON itself (`json`, when it is kept), so it is not encoded again.
  */
 export function boundedOutcome(
   outcome: CallOutcome,
   maxBytes: number,
   label: string,
-): { outcome: CallOutcome; bytes: number } {
+): { outcome: CallOutcome; bytes: number; json?: string } {
   if (!outcome.ok) return { outcome, bytes: 0 };
-  const bytes = Buffer.byteLength(JSON.stringify(outcome.result));
+  const json = JSON.stringify(outcome.result);
+  const bytes = Buffer.byteLength(json);
   const verdict = sizeVerdict(bytes, maxBytes);
-  if (verdict.ok) return { outcome, bytes };
+  if (verdict.ok) return { outcome, bytes, json };
   return {
     outcome: { ok: false, code: verdict.code, message: `${label}: ${verdict.message}` },
     bytes: 0,
@@ -59,6 +61,16 @@ export function syncEnvelope(outcome: CallOutcome): SyncEnvelope {
     };
   }
   return { ok: true, result };
+}
+
+/**
+ * JSON.stringify(envelope), given the JSON of its result (`resultJson`, from boundedOutcome):
+ * the result, the bulk of it, is not encoded a second time. `result` is the envelope's last key.
+ */
+export function syncEnvelopeJson(envelope: SyncEnvelope, resultJson: string | undefined): string {
+  if (resultJson === undefined || envelope.result === undefined) return JSON.stringify(envelope);
+  const { result: _result, ...head } = envelope;
+  return `${JSON.stringify(head).slice(0, -1)},"result":${resultJson}}`;
 }
 
 /** Arion's lowercase codes for the async dialect, with whether a retry can help. */

@@ -3,7 +3,8 @@ import type { CallDialect, JobOutcome, JobSpec, LogLevel } from './protocol.ts';
 
 /** What the host answers to one guest call: the envelope it sees, or an end to the run. */
 export type BridgeReply =
-  | { envelope: unknown }
+  /** `envelopeJson`, when given, is JSON.stringify(envelope), already made by the bridge. */
+  | { envelope: unknown; envelopeJson?: string }
   | { fatal: { code: 'MAX_TOOL_CALLS_EXCEEDED' | 'EXECUTION_FAILED'; message: string } };
 
 /** The host side of one execution's calls, supplied by the execution service. */

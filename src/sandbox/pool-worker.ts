@@ -223,7 +223,12 @@ export class PoolWorker {
         reply =
           'fatal' in answer
             ? { type: 'fatal', execId, callId, error: answer.fatal }
-            : { type: 'reply', execId, callId, envelopeJson: JSON.stringify(answer.envelope) };
+            : {
+                type: 'reply',
+                execId,
+                callId,
+                envelopeJson: answer.envelopeJson ?? JSON.stringify(answer.envelope),
+              };
       } catch (error) {
         failed(error);
         return;

@@ -1,5 +1,7 @@
 /** @module Per-server concurrency: at most `max` calls in flight, `queueSize` waiting, the rest shed. */
 
+const NO_LIMIT_RELEASE = () => {};
+
 export class ConcurrencyLimiter {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
@@ -9,16 +11,21 @@ export class ConcurrencyLimiter {
     private readonly queueSize: number,
   ) {}
 
+  /** A slot's release function when one is free now (no limit, or fewer than max in flight), else undefined. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.max === undefined) return NO_LIMIT_RELEASE;
+    if (this.active >= this.max) return undefined;
+    this.active++;
+    return this.releaser();
+  }
+
   /**
    * Takes a slot: resolves with a release function, or with undefined when the queue is
    * full (QUEUE_FULL). An aborted wait leaves the queue and resolves undefined.
    */
   async acquire(signal?: AbortSignal): Promise<(() => void) | undefined> {
-    if (this.max === undefined) return () => {};
-    if (this.active < this.max) {
-      this.active++;
-      return this.releaser();
-    }
+    const now = this.tryAcquire();
+    if (now) return now;
     if (this.waiting.length >= this.queueSize) return undefined;
     return new Promise((resolve) => {
       const wake = () => {

@@ -18,6 +18,13 @@ export class BoundedValidators {
   private readonly ajv: Ajv;
   /** JSON text of the schema -> compiled validator, or null when codemux does not check it. */
   private readonly cache = new Map<string, ValidateFunction | null>();
+  /**
+   * Each schema object's cache key (its JSON text), or null when it is too large to check. A
+   * tool's schema is one object for as long as its tool list stands and nothing changes it, so
+   * a call finds its validator without measuring and stringifying the schema again (about
+   * 19 us per call for a 1 KB schema); the validators stay in the capped cache above.
+   */
+  private readonly keys = new WeakMap<object, string | null>();
 
   constructor(options: Options = {}) {
     this.ajv = new Ajv({
@@ -31,9 +38,14 @@ export class BoundedValidators {
 
   /** The compiled validator for `schema`, or null when it is too large or ajv cannot read it. */
   private validator(schema: object): ValidateFunction | null {
-    // Measured first: stringifying a 10,000-deep schema would itself overflow the stack.
-    if (schemaExcess(schema, { ...SCHEMA_LIMITS, nodes: MAX_VALIDATED_SCHEMA_NODES })) return null;
-    const text = JSON.stringify(schema);
+    let text = this.keys.get(schema);
+    if (text === undefined) {
+      // Measured first: stringifying a 10,000-deep schema would itself overflow the stack.
+      const excess = schemaExcess(schema, { ...SCHEMA_LIMITS, nodes: MAX_VALIDATED_SCHEMA_NODES });
+      text = excess ? null : JSON.stringify(schema);
+      this.keys.set(schema, text);
+    }
+    if (text === null) return null;
     const cached = this.cache.get(text);
     if (cached !== undefined) {
       this.cache.delete(text);
