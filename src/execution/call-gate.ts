@@ -5,7 +5,7 @@
  * cancellation of everything in flight when the execution ends.
  */
 import type { Catalog } from '../catalog/index.ts';
-import { MAX_BATCH_RESULTS_BYTES } from '../config/defaults.ts';
+import { BATCH_RESULTS_MEMORY_DIVISOR } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type {
   BridgeReply,
@@ -41,8 +41,13 @@ export interface GateOptions {
   logger: Logger;
   /** Awaited tools.* calls in flight at once (default: code_execution_max_parallel). */
   maxConcurrentToolCalls?: number;
-  /** Largest single tools.* result (default: code_execution_max_output_bytes). */
-  maxOutputBytes?: number;
+  /**
+   * The most one upstream result may bring into the sandbox, as JSON (default:
+   * code_execution_max_result_bytes; execute passes code_mode.max_output_bytes).
+   */
+  maxResultBytes?: number;
+  /** The sandbox's memory cap: a call_tools batch's results together may use a share of it. */
+  memoryLimitBytes?: number;
   /** Who runs the execution: failures are shown as this caller may see them (default: admin). */
   caller?: Caller;
   /** Dry run (the playground): calls pass every check and are answered by dryRunOutcome, never sent. */
@@ -98,7 +103,18 @@ export class CallGate implements JobBridge {
 
   /** The most one result may bring into the sandbox, in JSON bytes. */
   private get maxResultBytes(): number {
-    return this.options.maxOutputBytes ?? this.options.config.codeExecution.maxOutputBytes;
+    return this.options.maxResultBytes ?? this.options.config.codeExecution.maxResultBytes;
+  }
+
+  /**
+   * The most a call_tools batch's results may bring in together: they enter the guest as one
+   * JSON text, decoded at several times its size, so a share of the sandbox's memory (at
+   * least one result's bound, so a batch can hold what call_tool can).
+   */
+  private get maxBatchBytes(): number {
+    const memory =
+      this.options.memoryLimitBytes ?? this.options.config.codeExecution.memoryLimitMb * 1_048_576;
+    return Math.max(this.maxResultBytes, Math.floor(memory / BATCH_RESULTS_MEMORY_DIVISOR));
   }
 
   /** A call's outcome with its result bounded by maxResultBytes. */
@@ -283,7 +299,11 @@ export class CallGate implements JobBridge {
     const release = await this.asyncSlots.acquire();
     try {
       const { outcome } = await this.dispatchBounded(request);
-      const envelope = asyncEnvelope(outcome, this.maxResultBytes);
+      const envelope = asyncEnvelope(
+        outcome,
+        this.maxResultBytes,
+        `${request.server}.${request.tool}`,
+      );
       finish(started, envelope);
       return { envelope };
     } finally {
@@ -330,7 +350,7 @@ export class CallGate implements JobBridge {
     };
     await Promise.all(Array.from({ length: Math.min(parallel, toSend.length) }, lane));
     // The batch as a whole is bounded too; results past the bound fail, in input order.
-    const maxTotal = Math.max(MAX_BATCH_RESULTS_BYTES, this.maxResultBytes);
+    const maxTotal = this.maxBatchBytes;
     let total = 0;
     for (const { i, finish } of toSend) {
       const request = batch.requests[i]!;
@@ -344,7 +364,7 @@ export class CallGate implements JobBridge {
         outcome = {
           ok: false,
           code: 'RESULT_TOO_LARGE',
-          message: `${request.server}.${request.tool}: result too large (the batch's results together exceed ${maxTotal} bytes)`,
+          message: `${request.server}.${request.tool}: result too large (the batch's results together exceed ${maxTotal} bytes; call it on its own, or raise code_execution_memory_limit_mb)`,
         };
       }
       const envelope = syncEnvelope(outcome);

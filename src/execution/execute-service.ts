@@ -275,7 +275,9 @@ export class ExecuteService {
       deadlineMs,
       logger: this.deps.logger,
       maxConcurrentToolCalls: limits.maxConcurrentToolCalls,
-      maxOutputBytes: limits.maxOutputBytes,
+      // Arion bounds each call by the output bound; the memory cap is code mode's own.
+      maxResultBytes: limits.maxOutputBytes,
+      memoryLimitBytes: limits.memoryLimitBytes,
       caller,
     });
     const outcome = await this.deps.executor.run(

@@ -292,6 +292,7 @@ export class ExecutionService {
       logger: this.deps.logger,
       caller: run.caller,
       dryRun: run.dryRun,
+      memoryLimitBytes: run.memoryLimitMb * 1_048_576,
     });
     const outcome = await this.deps.executor.run(
       {
