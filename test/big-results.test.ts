@@ -74,6 +74,16 @@ describe('big results stay inside the sandbox', () => {
     }
   }
 
+  it('reads a result of exactly code_execution_max_result_bytes (16 MiB) within the default 128 MB', async () => {
+    const bytes = 16 * 1_048_576 - RESULT_FRAME_BYTES;
+    expect(await exec(DIALECTS.call_tool(bytes))).toBe(bytes);
+    const over = await exec(DIALECTS.call_tool(bytes + 1));
+    expect(over).toEqual({
+      code: 'UPSTREAM_ERROR',
+      message: 'fixture.big: result too large (16777217 bytes, at most 16777216)',
+    });
+  }, 60_000);
+
   it('reads two 8 MB results of one call_tools batch', async () => {
     const value = await exec(`call_tools([
   { server: 'fixture', tool: 'big', args: ${big(8 * MB)} },
@@ -142,5 +152,38 @@ describe('big results stay inside the sandbox', () => {
     });
     // Below the bound still reads.
     expect(await exec(DIALECTS.call_tool(1000))).toBe(1000);
+  }, 60_000);
+
+  it('a sandbox too small for a big result says so: MEMORY_LIMIT_EXCEEDED naming the result', async () => {
+    const raw = JSON.parse(fs.readFileSync(gateway.configFile, 'utf8'));
+    fs.writeFileSync(
+      gateway.configFile,
+      JSON.stringify(
+        {
+          ...raw,
+          code_execution_max_result_bytes: 16 * 1_048_576,
+          code_execution_memory_limit_mb: 32,
+        },
+        null,
+        2,
+      ),
+    );
+    let error: { code: string; message: string };
+    for (;;) {
+      const { json } = await gateway.rest('POST', '/api/v1/code/exec', {
+        code: DIALECTS.call_tool(16 * MB),
+      });
+      if (!json.ok) {
+        error = json.error;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(error.code).toBe('MEMORY_LIMIT_EXCEEDED');
+    expect(error.message).toBe(
+      'The program exceeded the sandbox memory limit (32 MB); it had received a tool result of 15.3 MB of JSON, which the sandbox holds as text and again decoded (raise the memory limit, or ask the tool for less)',
+    );
+    // A result the sandbox can hold still reads.
+    expect(await exec(DIALECTS.call_tool(2 * MB))).toBe(2 * MB);
   }, 60_000);
 });
