@@ -19,6 +19,7 @@ import type { Logger } from '../util/logger.ts';
 import { cutForActivity } from './activity-cut.ts';
 import { batchShape, callShape } from './call-shape.ts';
 import { messageFor } from './caller-view.ts';
+import { dryRunOutcome } from './dry-run.ts';
 import {
   asyncEnvelope,
   asyncFailure,
@@ -41,10 +42,7 @@ export interface GateOptions {
   logger: Logger;
   /** Awaited tools.* calls in flight at once (default: code_execution_max_parallel). */
   maxConcurrentToolCalls?: number;
-  /**
-   * The most one upstream result may bring into the sandbox, as JSON (default:
-   * code_execution_max_result_bytes; execute passes code_mode.max_output_bytes).
-   */
+  /** One upstream result entering the sandbox, as JSON (default: code_execution_max_result_bytes). */
   maxResultBytes?: number;
   /** The sandbox's memory cap: a call_tools batch's results together may use a share of it. */
   memoryLimitBytes?: number;
@@ -106,11 +104,7 @@ export class CallGate implements JobBridge {
     return this.options.maxResultBytes ?? this.options.config.codeExecution.maxResultBytes;
   }
 
-  /**
-   * The most a call_tools batch's results may bring in together: they enter the guest as one
-   * JSON text, decoded at several times its size, so a share of the sandbox's memory (at
-   * least one result's bound, so a batch can hold what call_tool can).
-   */
+  /** A call_tools batch's results enter the guest as one JSON text: a share of its memory, at least one result. */
   private get maxBatchBytes(): number {
     const memory =
       this.options.memoryLimitBytes ?? this.options.config.codeExecution.memoryLimitMb * 1_048_576;
@@ -402,19 +396,4 @@ export class CallGate implements JobBridge {
   get callCount(): number {
     return this.toolCalls.length;
   }
-}
-
-/** The stub a dry run answers with: the call is judged like any other, then not sent. */
-export function dryRunOutcome(registry: UpstreamRegistry, request: CallRequest): CallOutcome {
-  if (!registry.server(request.server)) {
-    return { ok: false, code: 'UPSTREAM_ERROR', message: `server not found: ${request.server}` };
-  }
-  const note = `dry run: ${request.server}.${request.tool} was not called`;
-  return {
-    ok: true,
-    result: {
-      content: [{ type: 'text', text: note }],
-      structuredContent: { dry_run: true, server: request.server, tool: request.tool },
-    },
-  };
 }
