@@ -25,6 +25,11 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 1_048_576;
 export const MIN_MAX_OUTPUT_BYTES = 1024;
 export const MAX_MAX_OUTPUT_BYTES = 104_857_600;
 
+/** One upstream result as it enters the sandbox (code_execution dialect), as JSON (`code_execution_max_result_bytes`). */
+export const DEFAULT_MAX_RESULT_BYTES = 16 * 1_048_576;
+export const MIN_MAX_RESULT_BYTES = 1024;
+export const MAX_MAX_RESULT_BYTES = 64 * 1_048_576;
+
 /** code_execution: host calls (tool, catalog and log calls) one run may make; the next ends it. */
 export const DEFAULT_MAX_HOST_CALLS = 10_000;
 export const MIN_MAX_HOST_CALLS = 1;
@@ -128,10 +133,20 @@ export const MAX_CODE_MODE_MEMORY_BYTES = 2048 * 1_048_576;
 
 /** Upstream answers: a result (or any message's params) nested deeper than this is refused. */
 export const MAX_UPSTREAM_RESULT_DEPTH = 1000;
-/** Upstream answers: one JSON-RPC message (a stdio line, an HTTP body or event) larger than this is refused. */
-export const MAX_UPSTREAM_MESSAGE_BYTES = 16 * 1_048_576;
-/** call_tools: the results of one batch together, beside each one's code_execution_max_output_bytes. */
-export const MAX_BATCH_RESULTS_BYTES = 64 * 1_048_576;
+/**
+ * Upstream answers: one JSON-RPC message (a stdio line, an HTTP body or event) larger than the
+ * largest result bound in force (code_execution_max_result_bytes, code_mode.max_output_bytes;
+ * at least this floor, which tools/list answers need) plus the headroom is refused.
+ */
+export const MIN_UPSTREAM_MESSAGE_BYTES = 16 * 1_048_576;
+/** Room around a result in its JSON-RPC message (`{"jsonrpc","id","result"}`, escapes as sent). */
+export const UPSTREAM_MESSAGE_HEADROOM_BYTES = 1_048_576;
+/**
+ * call_tools: the results of one batch enter the guest as one JSON text, which takes several
+ * times its size while it is decoded; together they may use this share of the sandbox's memory
+ * (or one code_execution_max_result_bytes, when larger).
+ */
+export const BATCH_RESULTS_MEMORY_DIVISOR = 4;
 /**
  * Bounds on upstream JSON Schemas (tools/list is untrusted input). A schema over any of
  * these is replaced by a permissive object schema whose description says why, so nothing

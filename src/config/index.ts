@@ -15,4 +15,5 @@ export type {
   ServerConfig,
   UpstreamProtocol,
 } from './types.ts';
+export { maxUpstreamMessageBytes } from './upstream-bound.ts';
 export { watchConfig } from './watch.ts';

@@ -18,6 +18,7 @@ describe('resolveConfig', () => {
       maxParallel: 8,
       memoryLimitMb: 128,
       maxOutputBytes: 1048576,
+      maxResultBytes: 16777216,
       maxHostCalls: 10000,
     });
     expect(config.shutdownGraceMs).toBe(5000);
@@ -69,6 +70,22 @@ describe('resolveConfig', () => {
     [{ code_execution_memory_limit_mb: 4096 }, 'code_execution_memory_limit_mb', 'from 1 to 2048'],
     [{ code_execution_max_tool_calls: -1 }, 'code_execution_max_tool_calls', 'integer'],
     [{ code_execution_max_output_bytes: 10 }, 'code_execution_max_output_bytes', 'from 1024'],
+    [
+      { code_execution_max_result_bytes: 1023 },
+      'code_execution_max_result_bytes',
+      'from 1024 to 67108864',
+    ],
+    [
+      { code_execution_max_result_bytes: 67_108_865 },
+      'code_execution_max_result_bytes',
+      'from 1024 to 67108864',
+    ],
+    [
+      { code_execution_max_result_bytes: 2048.5 },
+      'code_execution_max_result_bytes',
+      'from 1024 to 67108864',
+    ],
+    [{ code_execution_max_result_bytes: '16MB' }, 'code_execution_max_result_bytes', 'integer'],
     [{ code_execution_max_host_calls: 0 }, 'code_execution_max_host_calls', 'from 1 to 1000000'],
     [
       { code_execution_max_host_calls: 1_000_001 },

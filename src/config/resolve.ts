@@ -18,6 +18,7 @@ import {
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_PARALLEL,
   DEFAULT_MAX_REQUEST_BYTES,
+  DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MAX_TOOL_CALLS,
   DEFAULT_MEMORY_LIMIT_MB,
   DEFAULT_POOL_SIZE,
@@ -241,6 +242,7 @@ function resolveKnown(
       maxParallel: user.code_execution_max_parallel ?? DEFAULT_MAX_PARALLEL,
       memoryLimitMb: user.code_execution_memory_limit_mb ?? DEFAULT_MEMORY_LIMIT_MB,
       maxOutputBytes: user.code_execution_max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+      maxResultBytes: user.code_execution_max_result_bytes ?? DEFAULT_MAX_RESULT_BYTES,
       maxHostCalls: user.code_execution_max_host_calls ?? DEFAULT_MAX_HOST_CALLS,
     },
     codeTools: {

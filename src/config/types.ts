@@ -35,7 +35,10 @@ export interface CodeExecutionConfig {
   poolSize: number;
   maxParallel: number;
   memoryLimitMb: number;
+  /** What may leave the sandbox: the answer, as its largest rendering takes it (docs/security.md). */
   maxOutputBytes: number;
+  /** One upstream result entering the sandbox (call_tool, call_tools, tools.*), as JSON. */
+  maxResultBytes: number;
   /** Tool, catalog and log calls one run may make; the next one ends it (RESOURCE_LIMIT_EXCEEDED). */
   maxHostCalls: number;
 }

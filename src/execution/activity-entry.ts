@@ -30,6 +30,18 @@ export function newRunFacts(surface: ActivitySurface, caller: Caller): RunFacts 
 }
 
 /**
+ * The id the execution's record will have when the history is on, else undefined: known
+ * before the answer is fitted, since the activity_id it carries counts toward the output bound.
+ */
+export function activityIdFor(
+  recorder: ActivityRecorder | undefined,
+  config: ResolvedConfig,
+  facts: RunFacts,
+): string | undefined {
+  return recorder && config.activity.enabled ? facts.id : undefined;
+}
+
+/**
  * Queues a finished execution and its calls when the history is on (`activity_enabled`);
  * returns the execution's record id, or undefined when nothing was recorded.
  */
@@ -41,8 +53,8 @@ export function recordRun(
   durationMs: number,
   calls: readonly CallDetail[],
 ): string | undefined {
-  if (!recorder || !config.activity.enabled) return undefined;
-  recorder.record(
+  if (!activityIdFor(recorder, config, facts)) return undefined;
+  recorder!.record(
     activityRecords(
       facts,
       config.instanceId,

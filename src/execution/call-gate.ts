@@ -5,7 +5,7 @@
  * cancellation of everything in flight when the execution ends.
  */
 import type { Catalog } from '../catalog/index.ts';
-import { MAX_BATCH_RESULTS_BYTES } from '../config/defaults.ts';
+import { BATCH_RESULTS_MEMORY_DIVISOR } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import type {
   BridgeReply,
@@ -19,6 +19,7 @@ import type { Logger } from '../util/logger.ts';
 import { cutForActivity, cutJsonForActivity, cutText } from './activity-cut.ts';
 import { batchShape, callShape } from './call-shape.ts';
 import { messageFor } from './caller-view.ts';
+import { dryRunOutcome } from './dry-run.ts';
 import {
   asyncEnvelope,
   asyncFailure,
@@ -42,8 +43,10 @@ export interface GateOptions {
   logger: Logger;
   /** Awaited tools.* calls in flight at once (default: code_execution_max_parallel). */
   maxConcurrentToolCalls?: number;
-  /** Largest single tools.* result (default: code_execution_max_output_bytes). */
-  maxOutputBytes?: number;
+  /** One upstream result entering the sandbox, as JSON (default: code_execution_max_result_bytes). */
+  maxResultBytes?: number;
+  /** The sandbox's memory cap: a call_tools batch's results together may use a share of it. */
+  memoryLimitBytes?: number;
   /** Who runs the execution: failures are shown as this caller may see them (default: admin). */
   caller?: Caller;
   /** Dry run (the playground): calls pass every check and are answered by dryRunOutcome, never sent. */
@@ -102,7 +105,14 @@ export class CallGate implements JobBridge {
 
   /** The most one result may bring into the sandbox, in JSON bytes. */
   private get maxResultBytes(): number {
-    return this.options.maxOutputBytes ?? this.options.config.codeExecution.maxOutputBytes;
+    return this.options.maxResultBytes ?? this.options.config.codeExecution.maxResultBytes;
+  }
+
+  /** A call_tools batch's results enter the guest as one JSON text: a share of its memory, at least one result. */
+  private get maxBatchBytes(): number {
+    const memory =
+      this.options.memoryLimitBytes ?? this.options.config.codeExecution.memoryLimitMb * 1_048_576;
+    return Math.max(this.maxResultBytes, Math.floor(memory / BATCH_RESULTS_MEMORY_DIVISOR));
   }
 
   /** A call's outcome with its result bounded by maxResultBytes. */
@@ -278,7 +288,11 @@ export class CallGate implements JobBridge {
     const release = await this.asyncSlots.acquire();
     try {
       const { outcome } = await this.dispatchBounded(request);
-      const envelope = asyncEnvelope(outcome, this.maxResultBytes);
+      const envelope = asyncEnvelope(
+        outcome,
+        this.maxResultBytes,
+        `${request.server}.${request.tool}`,
+      );
       finish(started, envelope);
       return { envelope };
     } finally {
@@ -328,7 +342,7 @@ export class CallGate implements JobBridge {
     };
     await Promise.all(Array.from({ length: Math.min(parallel, toSend.length) }, lane));
     // The batch as a whole is bounded too; results past the bound fail, in input order.
-    const maxTotal = Math.max(MAX_BATCH_RESULTS_BYTES, this.maxResultBytes);
+    const maxTotal = this.maxBatchBytes;
     let total = 0;
     for (const { i, finish } of toSend) {
       const request = batch.requests[i]!;
@@ -342,7 +356,7 @@ export class CallGate implements JobBridge {
         outcome = {
           ok: false,
           code: 'RESULT_TOO_LARGE',
-          message: `${request.server}.${request.tool}: result too large (the batch's results together exceed ${maxTotal} bytes)`,
+          message: `${request.server}.${request.tool}: result too large (the batch's results together exceed ${maxTotal} bytes; call it on its own, or raise code_execution_memory_limit_mb)`,
         };
       }
       const envelope = syncEnvelope(outcome);
@@ -380,19 +394,4 @@ export class CallGate implements JobBridge {
   get callCount(): number {
     return this.toolCalls.length;
   }
-}
-
-/** The stub a dry run answers with: the call is judged like any other, then not sent. */
-export function dryRunOutcome(registry: UpstreamRegistry, request: CallRequest): CallOutcome {
-  if (!registry.server(request.server)) {
-    return { ok: false, code: 'UPSTREAM_ERROR', message: `server not found: ${request.server}` };
-  }
-  const note = `dry run: ${request.server}.${request.tool} was not called`;
-  return {
-    ok: true,
-    result: {
-      content: [{ type: 'text', text: note }],
-      structuredContent: { dry_run: true, server: request.server, tool: request.tool },
-    },
-  };
 }

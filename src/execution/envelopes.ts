@@ -92,8 +92,15 @@ export function asyncFailure(code: string, message: string): AsyncEnvelope {
   return { ok: false, error: { code: mapped.code, message, retryable: mapped.retryable } };
 }
 
-/** tools.*'s envelope: `data` is structuredContent, else the text blocks joined by newlines. */
-export function asyncEnvelope(outcome: CallOutcome, maxBytes: number): AsyncEnvelope {
+/**
+ * tools.*'s envelope: `data` is structuredContent, else the text blocks joined by newlines.
+ * The envelope itself is held to `maxBytes` too (named `label` when over it).
+ */
+export function asyncEnvelope(
+  outcome: CallOutcome,
+  maxBytes: number,
+  label: string,
+): AsyncEnvelope {
   if (!outcome.ok) {
     if (/^(server|tool) not found: /.test(outcome.message)) {
       return {
@@ -120,15 +127,6 @@ export function asyncEnvelope(outcome: CallOutcome, maxBytes: number): AsyncEnve
   const data =
     result.structuredContent ?? (blocks.some((block) => block.type === 'text') ? text : null);
   const envelope: AsyncEnvelope = { ok: true, data, meta: { omitted } };
-  if (Buffer.byteLength(JSON.stringify(envelope)) > maxBytes) {
-    return {
-      ok: false,
-      error: {
-        code: 'result_too_large',
-        message: `the result is larger than code_execution_max_output_bytes (${maxBytes} bytes)`,
-        retryable: false,
-      },
-    };
-  }
-  return envelope;
+  const verdict = sizeVerdict(Buffer.byteLength(JSON.stringify(envelope)), maxBytes);
+  return verdict.ok ? envelope : asyncFailure(verdict.code, `${label}: ${verdict.message}`);
 }

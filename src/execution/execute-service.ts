@@ -15,12 +15,12 @@ import type { ResolvedConfig } from '../config/index.ts';
 import { type GuestError, type SandboxExecutor, stripFunctionBody } from '../sandbox/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import { newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
+import { activityIdFor, newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
 import type { ActivityRecorder } from './activity-recorder.ts';
 import type { CallDetail } from './call-gate.ts';
 import { CallGate } from './call-gate.ts';
 import { featureDisabled, messageFor } from './caller-view.ts';
-import { cutText } from './fit-output.ts';
+import { fitExecuteResult } from './fit-execute.ts';
 import { mapGuestError } from './map-positions.ts';
 import { ADMIN, type Caller, type Envelope } from './types.ts';
 
@@ -72,8 +72,6 @@ const FILENAME = 'execute.ts';
 const WRAP_HEAD = 'await (async function () {\n';
 const WRAP_TAIL = '\n})();';
 const ARGUMENTS = new Set(['code', 'timeout_ms']);
-
-const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 function diagnostic(
   kind: DiagnosticKind,
@@ -181,9 +179,13 @@ export class ExecuteService {
     if (typeof code === 'string') facts.code = code;
     const started = performance.now();
     const calls: CallDetail[] = [];
+    const config = this.deps.config();
+    // Known before the result is fitted: the activity_id it carries counts toward the bound.
+    const activityId = activityIdFor(this.deps.activity, config, facts);
     try {
-      const outcome = await this.executeChecked(args, caller, calls);
-      const activityId = this.record(facts, asEnvelope(outcome), started, calls);
+      const unfitted = await this.executeChecked(args, caller, calls, config);
+      const outcome = fitExecuteResult(unfitted, config.codeMode.maxOutputBytes, activityId);
+      this.record(facts, asEnvelope(outcome), started, calls, config);
       return activityId ? { ...outcome, activityId } : outcome;
     } catch (error) {
       if (error instanceof ExecuteRefusal) {
@@ -193,30 +195,33 @@ export class ExecuteService {
           { ok: false, error: { code: refused, message: error.message } },
           started,
           [],
+          config,
         );
       }
       throw error;
     }
   }
 
-  /** Queues the execution and its calls for the history; returns its record's id. */
+  /** Queues the execution and its calls for the history. */
   private record(
     facts: RunFacts,
     envelope: Envelope,
     started: number,
     calls: readonly CallDetail[],
-  ): string | undefined {
+    config: ResolvedConfig,
+  ): void {
     const ms = Math.round((performance.now() - started) * 100) / 100;
-    return recordRun(this.deps.activity, this.deps.config(), facts, envelope, ms, calls);
+    recordRun(this.deps.activity, config, facts, envelope, ms, calls);
   }
 
+  /** The run's result, not yet fitted to max_output_bytes. */
   private async executeChecked(
     args: unknown,
     caller: Caller,
     calls: CallDetail[],
-  ): Promise<ExecuteOutcome> {
+    config: ResolvedConfig,
+  ): Promise<ExecuteResult> {
     const { code, timeoutMs } = this.arguments(args);
-    const config = this.deps.config();
     // The feature switch covers execute as it does code_execution.
     if (!config.codeExecution.enabled) {
       const refusal = featureDisabled(config, caller);
@@ -225,7 +230,7 @@ export class ExecuteService {
         message: `${refusal.code}: ${refusal.message}`,
         code: refusal.code,
       };
-      return { result: errorResult(d) };
+      return errorResult(d);
     }
     const limits = config.codeMode;
     if (this.running >= limits.maxConcurrentExecutions) {
@@ -245,16 +250,11 @@ export class ExecuteService {
     caller: Caller,
     config: ResolvedConfig,
     calls: CallDetail[],
-  ): Promise<ExecuteOutcome> {
+  ): Promise<ExecuteResult> {
     const limits = config.codeMode;
-    const fail = (
-      d: Diagnostic,
-      logs: string[] = [],
-      toolCalls: ExecuteResult['toolCalls'] = [],
-    ): ExecuteOutcome => ({ result: errorResult(d, logs, toolCalls) });
     const size = Buffer.byteLength(code);
     if (size > MAX_SOURCE_BYTES) {
-      return fail(
+      return errorResult(
         diagnostic(
           'ResourceLimitExceeded',
           `script size limit exceeded: ${size} bytes, the limit is ${MAX_SOURCE_BYTES}`,
@@ -262,7 +262,7 @@ export class ExecuteService {
       );
     }
     const stripped = await stripFunctionBody(code);
-    if (!stripped.ok) return fail(diagnostic('ParseError', stripped.message, stripped));
+    if (!stripped.ok) return errorResult(diagnostic('ParseError', stripped.message, stripped));
     // timeout_ms can only lower the configured limit.
     const wallMs = Math.min(timeoutMs ?? limits.executionTimeoutMs, limits.executionTimeoutMs);
     const deadlineMs = Date.now() + wallMs;
@@ -275,7 +275,9 @@ export class ExecuteService {
       deadlineMs,
       logger: this.deps.logger,
       maxConcurrentToolCalls: limits.maxConcurrentToolCalls,
-      maxOutputBytes: limits.maxOutputBytes,
+      // Arion bounds each call by the output bound; the memory cap is code mode's own.
+      maxResultBytes: limits.maxOutputBytes,
+      memoryLimitBytes: limits.memoryLimitBytes,
       caller,
     });
     const outcome = await this.deps.executor.run(
@@ -311,70 +313,15 @@ export class ExecuteService {
       });
       const mapped = mapGuestError(outcome.error, FILENAME, shift);
       const d = toDiagnostic(outcome.error, mapped);
-      return this.fit(
-        fail({ ...d, message: messageFor(d.message, caller) }, gate.logs, toolCalls).result,
-        limits.maxOutputBytes,
-      );
+      return errorResult({ ...d, message: messageFor(d.message, caller) }, gate.logs, toolCalls);
     }
-    return this.fit(
-      {
-        status: 'completed',
-        result: JSON.parse(outcome.valueJson),
-        error: null,
-        diagnostics: [],
-        logs: gate.logs,
-        toolCalls,
-      },
-      limits.maxOutputBytes,
-    );
-  }
-
-  /**
-   * Keeps `result` and drops trace entries, then logs, from the end until the whole fits.
-   * A failure's message (guest-controlled: a thrown 5 MB string) is first cut to at most
-   * half of the room, more when the trace and logs need less.
-   */
-  private fit(result: ExecuteResult, maxBytes: number): ExecuteOutcome {
-    if (bytes(result) <= maxBytes) return { result };
-    const trimmed = { ...result, toolCalls: [...result.toolCalls], logs: [...result.logs] };
-    const d = result.error;
-    if (d) {
-      const blank = { ...d, message: '' };
-      const frame = bytes({
-        ...trimmed,
-        error: blank,
-        diagnostics: [blank],
-        logs: [],
-        toolCalls: [],
-      });
-      const room = Math.max(0, maxBytes - frame);
-      const rest = bytes(result.logs) + bytes(result.toolCalls) - 4;
-      // The message is in the answer twice: as `error` and as `diagnostics[0]`.
-      const share = Math.floor(Math.max(room - rest, room / 2) / 2);
-      const cut = { ...d, message: cutText(d.message, share) };
-      trimmed.error = cut;
-      trimmed.diagnostics = [cut];
-    }
-    let toolCallsOmitted = 0;
-    let logsOmitted = 0;
-    while (bytes(trimmed) > maxBytes && trimmed.toolCalls.length > 0) {
-      trimmed.toolCalls.pop();
-      toolCallsOmitted++;
-    }
-    while (bytes(trimmed) > maxBytes && trimmed.logs.length > 0) {
-      trimmed.logs.pop();
-      logsOmitted++;
-    }
-    if (bytes(trimmed) > maxBytes) {
-      const d = diagnostic(
-        'ResourceLimitExceeded',
-        `result size limit exceeded: the result alone is larger than max_output_bytes (${maxBytes} bytes)`,
-      );
-      return {
-        result: errorResult(d),
-        truncation: { logsOmitted: result.logs.length, toolCallsOmitted: result.toolCalls.length },
-      };
-    }
-    return { result: trimmed, truncation: { logsOmitted, toolCallsOmitted } };
+    return {
+      status: 'completed',
+      result: JSON.parse(outcome.valueJson),
+      error: null,
+      diagnostics: [],
+      logs: gate.logs,
+      toolCalls,
+    };
   }
 }

@@ -3,7 +3,7 @@
  * error message, a stack or the logs: texts are cut with a marker that says how much was
  * there and how much was kept (`… [cut: 5242880 bytes -> 1000 bytes]`).
  */
-import type { Envelope, ErrorBody } from './types.ts';
+import type { Envelope, ErrorBody, ExecutionResult } from './types.ts';
 
 /** Bytes of `value` as JSON text (what the answer carries). */
 export const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
@@ -94,4 +94,66 @@ export function fitEnvelope(envelope: Envelope, maxBytes: number): Envelope {
   if (!envelope.logs) return { ok: false, error: body };
   const fitted = cutLogs(logs, room + 2);
   return { ok: false, error: body, ...(fitted.length > 0 ? { logs: fitted } : {}) };
+}
+
+/** What a successful value over the output bound becomes (the worker's own words). */
+export function outputTooLarge(maxBytes: number): ErrorBody {
+  return {
+    code: 'OUTPUT_TOO_LARGE',
+    message: `The result is larger than code_execution_max_output_bytes (${maxBytes} bytes); return less data`,
+    stack: '',
+  };
+}
+
+type Answer = Pick<ExecutionResult, 'envelope' | 'toolCalls' | 'stats'>;
+
+/** What the answer adds beside the envelope: `{tool_calls, stats, activity_id}`. */
+const extras = (answer: Answer, toolCalls: Answer['toolCalls'], activityId?: string) => ({
+  tool_calls: toolCalls,
+  stats: answer.stats,
+  ...(activityId ? { activity_id: activityId } : {}),
+});
+
+/**
+ * Bytes of the answer's largest rendering, code_execution's `structuredContent`: the JSON of
+ * `{...envelope, tool_calls, stats, activity_id}`. Every other rendering of the same result
+ * is smaller (`content[0].text` is the envelope alone; the REST body leaves out tool_calls
+ * and stats; a code tool's result leaves out logs, tool_calls and stats).
+ */
+export function answerBytes(answer: Answer, activityId?: string): number {
+  // Two objects merged: one pair of braces less, one comma more.
+  return jsonBytes(answer.envelope) + jsonBytes(extras(answer, answer.toolCalls, activityId)) - 1;
+}
+
+/**
+ * The answer fitted to `maxBytes` as answerBytes measures it (activity_id included): the
+ * envelope is fitted first as if the trace were empty (fitEnvelope; a value that does not fit
+ * with its frame becomes OUTPUT_TOO_LARGE), then trace entries are kept from the start while
+ * they fit. `stats.tool_calls` still counts every call.
+ */
+export function fitAnswer(
+  answer: Answer,
+  maxBytes: number,
+  activityId?: string,
+): Pick<ExecutionResult, 'envelope' | 'toolCalls'> {
+  if (answerBytes(answer, activityId) <= maxBytes) return answer;
+  const frame = jsonBytes(extras(answer, [], activityId)) - 1;
+  const room = Math.max(0, maxBytes - frame);
+  let envelope = fitEnvelope(answer.envelope, room);
+  if (envelope.ok && jsonBytes(envelope) > room) {
+    const logs = answer.envelope.logs;
+    envelope = fitEnvelope(
+      { ok: false, error: outputTooLarge(maxBytes), ...(logs ? { logs } : {}) },
+      room,
+    );
+  }
+  let used = jsonBytes(envelope) + frame;
+  const toolCalls: Answer['toolCalls'] = [];
+  for (const call of answer.toolCalls) {
+    const size = jsonBytes(call) + (toolCalls.length > 0 ? 1 : 0);
+    if (used + size > maxBytes) break;
+    toolCalls.push(call);
+    used += size;
+  }
+  return { envelope, toolCalls };
 }

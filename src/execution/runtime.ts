@@ -1,7 +1,7 @@
 /** @module Wires one running codemux: config -> upstream registry + sandbox pool -> execution service. */
 import { Catalog, type ToolEntry } from '../catalog/index.ts';
 import { CodeTools } from '../codetools/index.ts';
-import type { ResolvedConfig } from '../config/index.ts';
+import { maxUpstreamMessageBytes, type ResolvedConfig } from '../config/index.ts';
 import { SandboxPool } from '../sandbox/index.ts';
 import type { ActivityStore, CodeToolStore } from '../store/index.ts';
 import { type ClusterSlots, UpstreamRegistry } from '../upstream/index.ts';
@@ -76,6 +76,8 @@ export function createRuntime(
   const registry = new UpstreamRegistry(config.servers, logger, {
     live: options.live,
     clusterSlots: options.clusterSlots,
+    // Read per message: a reloaded result bound applies to connections already open.
+    maxMessageBytes: () => maxUpstreamMessageBytes(config),
   });
   const pool = new DrainingExecutor(
     new SandboxPool({

@@ -17,11 +17,11 @@ import { resolveScript, scriptsDir } from '../scripts/index.ts';
 import type { ActivitySurface, CodeTool } from '../store/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import { newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
+import { activityIdFor, newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
 import type { ActivityRecorder } from './activity-recorder.ts';
 import { type CallDetail, CallGate } from './call-gate.ts';
 import { errorFor, featureDisabled } from './caller-view.ts';
-import { fitEnvelope } from './fit-output.ts';
+import { fitAnswer } from './fit-output.ts';
 import { mapGuestError, preferParserError } from './map-positions.ts';
 import {
   ADMIN,
@@ -201,17 +201,19 @@ export class ExecutionService {
     });
   }
 
-  /** Queues the execution and its calls for the history; the result names its record. */
+  /**
+   * Fits the answer to code_execution_max_output_bytes, every byte it carries counted (its
+   * activity_id too, fit-output.ts), then queues it and its calls for the history.
+   */
   private record(facts: RunFacts, run: Run): ExecutionResult {
-    const { calls = [], ...result } = run;
-    const activityId = recordRun(
-      this.deps.activity,
-      this.deps.config(),
-      facts,
-      result.envelope,
-      result.stats.duration_ms,
-      calls,
-    );
+    const { calls = [], ...unfitted } = run;
+    const config = this.deps.config();
+    const activityId = activityIdFor(this.deps.activity, config, facts);
+    const result = {
+      ...unfitted,
+      ...fitAnswer(unfitted, config.codeExecution.maxOutputBytes, activityId),
+    };
+    recordRun(this.deps.activity, config, facts, result.envelope, result.stats.duration_ms, calls);
     return activityId ? { ...result, activityId } : result;
   }
 
@@ -292,6 +294,7 @@ export class ExecutionService {
       logger: this.deps.logger,
       caller: run.caller,
       dryRun: run.dryRun,
+      memoryLimitBytes: run.memoryLimitMb * 1_048_576,
     });
     const outcome = await this.deps.executor.run(
       {
@@ -329,8 +332,9 @@ export class ExecutionService {
       }
       envelope = { ok: false, error: errorFor(error, run.caller), ...logs };
     }
+    // Fitted to the output bound by record(), with everything the answer carries.
     return {
-      envelope: fitEnvelope(envelope, settings.maxOutputBytes),
+      envelope,
       toolCalls: gate.toolCalls,
       stats: { duration_ms: elapsed(started), tool_calls: gate.callCount },
       calls: gate.calls,

@@ -8,7 +8,7 @@ import type {
   TransportSendOptions,
 } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_UPSTREAM_MESSAGE_BYTES, MAX_UPSTREAM_RESULT_DEPTH } from '../config/defaults.ts';
+import { MAX_UPSTREAM_RESULT_DEPTH } from '../config/defaults.ts';
 import { measureJson } from './result-bounds.ts';
 import { boundedSchema } from './schema-bounds.ts';
 
@@ -87,6 +87,8 @@ export class GuardedTransport implements Transport {
   constructor(
     private readonly inner: Transport,
     private readonly onDropped: (reason: string) => void,
+    /** The largest message accepted, as JSON (maxUpstreamMessageBytes). */
+    private readonly maxMessageBytes: () => number,
   ) {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
@@ -126,7 +128,7 @@ export class GuardedTransport implements Transport {
     const verdict = measureJson(
       m.result ?? m.params ?? message,
       MAX_UPSTREAM_RESULT_DEPTH,
-      MAX_UPSTREAM_MESSAGE_BYTES,
+      this.maxMessageBytes(),
     );
     if (verdict.ok) {
       this.onmessage?.(message, extra);

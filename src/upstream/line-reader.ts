@@ -18,15 +18,17 @@ export class LineReader {
   private length = 0;
 
   constructor(
-    private readonly maxBytes: number,
+    /** The longest line accepted, read as each chunk arrives (a reloaded config applies at once). */
+    private readonly maxBytes: () => number,
     private readonly schema: MessageSchema,
   ) {}
 
   append(chunk: Buffer): void {
     this.length += chunk.length;
-    if (this.length > this.maxBytes) {
+    const maxBytes = this.maxBytes();
+    if (this.length > maxBytes) {
       this.clear();
-      throw new Error(`a message from the server is longer than ${this.maxBytes} bytes`);
+      throw new Error(`a message from the server is longer than ${maxBytes} bytes`);
     }
     this.chunks.push(chunk);
     if (chunk.includes(NEWLINE)) {

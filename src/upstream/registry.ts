@@ -42,13 +42,18 @@ interface Entry {
   removed: boolean;
 }
 
-export type ConnectionFactory = (server: ServerConfig, logger: Logger) => UpstreamConnection;
+export type ConnectionFactory = (
+  server: ServerConfig,
+  logger: Logger,
+  maxMessageBytes?: () => number,
+) => UpstreamConnection;
 
 /** What ensureStarted answers for a connected server, and clusterSlot without a cluster limit. */
 const STARTED = { ok: true } as const;
 const NO_CLUSTER_LIMIT = { ok: true, release: () => {} } as const;
 
-const sdkFactory: ConnectionFactory = (server, logger) => new SdkConnection(server, logger);
+const sdkFactory: ConnectionFactory = (server, logger, maxMessageBytes) =>
+  new SdkConnection(server, logger, maxMessageBytes);
 
 export interface RegistryOptions {
   /** Live (the gateway): connect every enabled server at start and reconnect after drops. */
@@ -56,6 +61,8 @@ export interface RegistryOptions {
   factory?: ConnectionFactory;
   /** Cluster-wide slots for servers with `cluster_max_concurrent_requests` (PostgreSQL). */
   clusterSlots?: ClusterSlots;
+  /** The largest message an upstream may send (config's maxUpstreamMessageBytes, read per message). */
+  maxMessageBytes?: () => number;
 }
 
 /**
@@ -67,6 +74,7 @@ export class UpstreamRegistry extends EventEmitter {
   private readonly live: boolean;
   private readonly factory: ConnectionFactory;
   private readonly clusterSlots?: ClusterSlots;
+  private readonly maxMessageBytes?: () => number;
   private running = false;
   /** Once stopped, start() does nothing (a signal may arrive while the gateway starts). */
   private stopped = false;
@@ -86,6 +94,7 @@ export class UpstreamRegistry extends EventEmitter {
     this.live = options.live ?? false;
     this.factory = options.factory ?? sdkFactory;
     this.clusterSlots = options.clusterSlots;
+    this.maxMessageBytes = options.maxMessageBytes;
     for (const config of servers) this.add(config);
     this.on('tools', () => this.toolsVersion++);
   }
@@ -98,7 +107,11 @@ export class UpstreamRegistry extends EventEmitter {
   private add(config: ServerConfig): Entry {
     const entry: Entry = {
       config,
-      connection: this.factory(config, this.logger.child({ server: config.name })),
+      connection: this.factory(
+        config,
+        this.logger.child({ server: config.name }),
+        this.maxMessageBytes,
+      ),
       limiter: new ConcurrencyLimiter(config.maxConcurrentRequests, config.queueSize),
       state: !config.enabled ? 'disabled' : config.quarantined ? 'quarantined' : 'idle',
       attempts: 0,

@@ -2,7 +2,11 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { UPSTREAM_FAILURES_BEFORE_RECONNECT } from '../config/defaults.ts';
+import {
+  MIN_UPSTREAM_MESSAGE_BYTES,
+  UPSTREAM_FAILURES_BEFORE_RECONNECT,
+  UPSTREAM_MESSAGE_HEADROOM_BYTES,
+} from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { GuardedTransport } from './guarded-transport.ts';
@@ -16,6 +20,8 @@ import type { CallOptions, ToolInfo, UpstreamConnection, UpstreamLog } from './t
 const CLIENT_INFO = { name: 'codemux', version: '0.1.0' };
 /** The SDK's own request timeout when a call has no deadline of its own. */
 const UNBOUNDED_CALL_TIMEOUT_MS = 600_000;
+const DEFAULT_MAX_MESSAGE_BYTES = () =>
+  MIN_UPSTREAM_MESSAGE_BYTES + UPSTREAM_MESSAGE_HEADROOM_BYTES;
 
 export class SdkConnection implements UpstreamConnection {
   onClose?: (reason: string) => void;
@@ -35,6 +41,8 @@ export class SdkConnection implements UpstreamConnection {
   constructor(
     private readonly server: ServerConfig,
     private readonly logger: Logger,
+    /** The largest message the server may send (the gateway passes maxUpstreamMessageBytes of its config). */
+    private readonly maxMessageBytes: () => number = DEFAULT_MAX_MESSAGE_BYTES,
   ) {}
 
   get name(): string {
@@ -68,6 +76,7 @@ export class SdkConnection implements UpstreamConnection {
         this.stderr.attach(stream, (line) =>
           this.logger.debug({ server: s.name }, `stderr: ${line}`),
         ),
+      this.maxMessageBytes,
     );
   }
 
@@ -104,8 +113,10 @@ export class SdkConnection implements UpstreamConnection {
       jsonSchemaValidator: boundedOutputValidators,
     });
     const inner = this.transport(sdk);
-    const transport = new GuardedTransport(inner, (reason) =>
-      this.logger.warn({ server: this.name }, `dropped an upstream message: ${reason}`),
+    const transport = new GuardedTransport(
+      inner,
+      (reason) => this.logger.warn({ server: this.name }, `dropped an upstream message: ${reason}`),
+      this.maxMessageBytes,
     );
     client.onclose = () => {
       const reason =

@@ -7,7 +7,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_UPSTREAM_MESSAGE_BYTES } from '../config/defaults.ts';
 import { LineReader } from './line-reader.ts';
 import { endProcess } from './process-reaper.ts';
 import type { SdkModules } from './sdk-modules.ts';
@@ -38,8 +37,10 @@ export class StdioTransport implements Transport {
     private readonly sdk: SdkModules,
     /** Receives the child's stderr. */
     private readonly onStderr: (stream: Readable) => void,
+    /** The longest line (one message) the child may write (maxUpstreamMessageBytes). */
+    maxMessageBytes: () => number,
   ) {
-    this.buffer = new LineReader(MAX_UPSTREAM_MESSAGE_BYTES, sdk.JSONRPCMessageSchema);
+    this.buffer = new LineReader(maxMessageBytes, sdk.JSONRPCMessageSchema);
   }
 
   get pid(): number | undefined {
@@ -76,7 +77,7 @@ export class StdioTransport implements Transport {
         try {
           this.buffer.append(chunk);
         } catch (error) {
-          // One line over MAX_UPSTREAM_MESSAGE_BYTES: the stream cannot be resynchronised.
+          // One line over the message bound: the stream cannot be resynchronised.
           this.onerror?.(error as Error);
           this.disconnect((error as Error).message);
           return;

@@ -41,6 +41,9 @@ class GuestThrew extends Error {
   }
 }
 
+/** A reply of at least this share of the memory cap (1/8) is named when the memory runs out. */
+const BIG_REPLY_SHARE = 8;
+
 /** QuickJS's own out-of-memory errors ("out of memory", "out of memory in regexp execution"). */
 const OUT_OF_MEMORY = /^out of memory\b/;
 
@@ -82,6 +85,8 @@ export class JobRun {
   private readonly startedMs = performance.now();
   /** Time spent blocked on host replies: not guest compute. */
   private waitedMs = 0;
+  /** Characters of the largest call reply that entered the guest (named when memory runs out). */
+  private largestReplyChars = 0;
 
   constructor(
     private readonly instance: Instance,
@@ -142,6 +147,7 @@ export class JobRun {
       this.aborted = { code: reply.error.code, message: reply.error.message, stack: '' };
       throw new Aborted(reply.error.message);
     }
+    this.largestReplyChars = Math.max(this.largestReplyChars, reply.envelopeJson.length);
     return reply.envelopeJson;
   }
 
@@ -233,10 +239,17 @@ export class JobRun {
   }
 
   private memoryError(): GuestError {
-    const mb = Math.round(this.instance.memoryLimitBytes / 1_048_576);
+    const limit = this.instance.memoryLimitBytes;
+    const mb = Math.round(limit / 1_048_576);
+    // A result takes its text and its parsed copy in the guest: say so when one was a large share.
+    const reply = this.largestReplyChars;
+    const note =
+      reply * BIG_REPLY_SHARE >= limit
+        ? `; it had received a tool result of ${(reply / 1_048_576).toFixed(1)} MB of JSON, which the sandbox holds as text and again decoded (raise the memory limit, or ask the tool for less)`
+        : '';
     return {
       code: 'MEMORY_LIMIT_EXCEEDED',
-      message: `The program exceeded the sandbox memory limit (${mb} MB)`,
+      message: `The program exceeded the sandbox memory limit (${mb} MB)${note}`,
       stack: '',
     };
   }

@@ -1,0 +1,18 @@
+/** @module The stub a dry run (the playground) answers every upstream call with. */
+import type { CallRequest } from '../sandbox/index.ts';
+import type { CallOutcome, UpstreamRegistry } from '../upstream/index.ts';
+
+/** The stub a dry run answers with: the call is judged like any other, then not sent. */
+export function dryRunOutcome(registry: UpstreamRegistry, request: CallRequest): CallOutcome {
+  if (!registry.server(request.server)) {
+    return { ok: false, code: 'UPSTREAM_ERROR', message: `server not found: ${request.server}` };
+  }
+  const note = `dry run: ${request.server}.${request.tool} was not called`;
+  return {
+    ok: true,
+    result: {
+      content: [{ type: 'text', text: note }],
+      structuredContent: { dry_run: true, server: request.server, tool: request.tool },
+    },
+  };
+}
