@@ -38,12 +38,6 @@ export const DEFAULT_MAX_REQUEST_BYTES = 4 * 1_048_576;
 export const MIN_MAX_REQUEST_BYTES = 1024;
 export const MAX_MAX_REQUEST_BYTES = 1024 * 1_048_576;
 
-/**
- * `input` may use at most this share of the sandbox's memory as JSON text: parsed in the guest
- * it takes several times its text size, and a larger one would end as MEMORY_LIMIT_EXCEEDED.
- */
-export const INPUT_MEMORY_DIVISOR = 4;
-
 /** Sources (inline or stored) larger than this are refused before anything runs. */
 export const MAX_SOURCE_BYTES = 262_144;
 

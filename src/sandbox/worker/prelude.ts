@@ -163,9 +163,13 @@ function fast(value) {
 try { var json = stringify(value, plain); return json === undefined ? 'null' : json; }
 catch (e) { return null; }
 }
-function setGlobal(name, json, date) { var v = parse(json); G[name] = date ? new DateCtor(v) : v; }
+// One parse of the whole globals text: the worker never holds the values, only their JSON.
+function setGlobals(json, dates) {
+var v = parse(json), d = parse(dates);
+for (var name in v) G[name] = d.indexOf(name) >= 0 ? new DateCtor(v[name]) : v[name];
+}
 function isError(e) { return e instanceof ErrorCtor; }
-return { fast: fast, setGlobal: setGlobal, isError: isError, parse: parse };
+return { fast: fast, setGlobals: setGlobals, isError: isError, parse: parse };
 })()`);
 
 /**
