@@ -48,12 +48,6 @@ export const DEFAULT_MAX_MCP_SESSIONS = 1000;
 export const MIN_MAX_MCP_SESSIONS = 1;
 export const MAX_MAX_MCP_SESSIONS = 100_000;
 
-/**
- * `input` may use at most this share of the sandbox's memory as JSON text: parsed in the guest
- * it takes several times its text size, and a larger one would end as MEMORY_LIMIT_EXCEEDED.
- */
-export const INPUT_MEMORY_DIVISOR = 4;
-
 /** Sources (inline or stored) larger than this are refused before anything runs. */
 export const MAX_SOURCE_BYTES = 262_144;
 

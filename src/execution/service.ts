@@ -5,7 +5,7 @@
 
 import type { Catalog } from '../catalog/index.ts';
 import { castArguments } from '../codetools/index.ts';
-import { INPUT_MEMORY_DIVISOR, MAX_LOG_LINE_BYTES, MAX_LOG_LINES } from '../config/defaults.ts';
+import { MAX_LOG_LINE_BYTES, MAX_LOG_LINES } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import {
   type Language,
@@ -22,6 +22,7 @@ import type { ActivityRecorder } from './activity-recorder.ts';
 import { type CallDetail, CallGate } from './call-gate.ts';
 import { errorFor, featureDisabled } from './caller-view.ts';
 import { fitAnswer } from './fit-output.ts';
+import { cannotFit, type InputFacts, inputTooLarge } from './input-fit.ts';
 import { mapGuestError, preferParserError } from './map-positions.ts';
 import {
   ADMIN,
@@ -65,6 +66,8 @@ interface SandboxRun {
   /** The parser's error when the source does not parse. */
   syntaxError?: ParseFailure;
   globalsJson: string;
+  /** What names the globals in a refusal when they do not fit in the sandbox's memory. */
+  inputFacts: InputFacts;
   dateGlobals?: string[];
   undefinedGlobals?: string[];
   hide?: string[];
@@ -172,18 +175,13 @@ export class ExecutionService {
     } catch {
       return refusal({ code: 'INVALID_REQUEST', message: 'input must be JSON' }, started);
     }
-    // Parsed in the guest, input takes several times its text: refuse what could only end as MEMORY_LIMIT_EXCEEDED.
-    const inputBytes = Buffer.byteLength(globalsJson);
-    const maxInputBytes = Math.floor((settings.memoryLimitMb * 1_048_576) / INPUT_MEMORY_DIVISOR);
-    if (inputBytes > maxInputBytes) {
-      return refusal(
-        {
-          code: 'INVALID_REQUEST',
-          message: `input is too large for the sandbox: ${inputBytes} bytes of JSON, and code_execution_memory_limit_mb (${settings.memoryLimitMb}) allows inputs up to ${maxInputBytes} bytes; send a smaller input or raise code_execution_memory_limit_mb`,
-        },
-        started,
-      );
-    }
+    const inputFacts: InputFacts = {
+      what: 'input',
+      bytes: Buffer.byteLength(globalsJson),
+      capMb: settings.memoryLimitMb,
+      capField: 'code_execution_memory_limit_mb',
+    };
+    if (cannotFit(inputFacts)) return refusal(inputTooLarge(inputFacts), started);
     return this.runSandbox({
       started,
       config,
@@ -192,6 +190,7 @@ export class ExecutionService {
       toOriginal: prepared.toOriginal,
       syntaxError: prepared.syntaxError,
       globalsJson,
+      inputFacts,
       timeoutMs: request.options.timeoutMs ?? settings.timeoutMs,
       memoryLimitMb: settings.memoryLimitMb,
       maxToolCalls: request.options.maxToolCalls ?? settings.maxToolCalls,
@@ -254,6 +253,19 @@ export class ExecutionService {
     const prepared = await prepareSource(tool.code, 'javascript');
     if (!prepared.ok) return refusal(positioned('SYNTAX_ERROR', prepared), started);
     const languageOnly = tool.allowed_servers.length === 0;
+    const globalsJson = JSON.stringify(cast.value.values);
+    // The config's caps apply even to a tool saved before they were lowered.
+    const memoryLimitMb = Math.min(tool.memory_limit_mb, config.codeTools.maxMemoryMb);
+    const inputFacts: InputFacts = {
+      what: 'arguments',
+      bytes: Buffer.byteLength(globalsJson),
+      capMb: memoryLimitMb,
+      capField:
+        memoryLimitMb < tool.memory_limit_mb
+          ? 'code_tools_max_memory_mb'
+          : `the code tool's memory_limit_mb`,
+    };
+    if (cannotFit(inputFacts)) return refusal(inputTooLarge(inputFacts), started);
     return this.runSandbox({
       started,
       config,
@@ -261,12 +273,12 @@ export class ExecutionService {
       filename,
       toOriginal: prepared.toOriginal,
       syntaxError: prepared.syntaxError,
-      globalsJson: JSON.stringify(cast.value.values),
+      globalsJson,
+      inputFacts,
       dateGlobals: cast.value.dates,
       undefinedGlobals: cast.value.omitted,
-      // The config's caps apply even to a tool saved before they were lowered.
       timeoutMs: Math.min(tool.timeout_ms, config.codeTools.maxTimeoutMs),
-      memoryLimitMb: Math.min(tool.memory_limit_mb, config.codeTools.maxMemoryMb),
+      memoryLimitMb,
       maxToolCalls: config.codeExecution.maxToolCalls,
       // [] = the language only: nothing reachable, and no tool functions in scope.
       allowedServers:
@@ -318,6 +330,11 @@ export class ExecutionService {
       gate,
     );
     gate.close();
+    // The guest could not parse the input: a refusal, as if the host had seen it at once.
+    if (!outcome.ok && outcome.error.code === 'GLOBALS_TOO_LARGE') {
+      const why = outcome.error.message === 'stack overflow' ? 'stack overflow' : 'out of memory';
+      return refusal(inputTooLarge(run.inputFacts, why), started);
+    }
     const logs = gate.logs.length > 0 ? { logs: gate.logs } : {};
     let envelope: Envelope;
     if (outcome.ok) {

@@ -85,6 +85,8 @@ export interface GuestError {
     | 'OUTPUT_TOO_LARGE'
     | 'MAX_TOOL_CALLS_EXCEEDED'
     | 'RESOURCE_LIMIT_EXCEEDED'
+    /** `globalsJson` did not parse in the guest ('out of memory' or 'stack overflow'); nothing ran. */
+    | 'GLOBALS_TOO_LARGE'
     | 'EXECUTION_FAILED';
   message: string;
   stack?: string;

@@ -30,7 +30,7 @@ interface WasmApi {
 /** The package's types describe its CommonJS face; under ESM the default export is the variant. */
 const variant = releaseSync as unknown as QuickJSSyncVariant;
 
-const HOOK_NAMES = ['fast', 'setGlobal', 'isError', 'parse'] as const;
+const HOOK_NAMES = ['fast', 'setGlobals', 'isError', 'parse'] as const;
 
 /** Host functions the prelude captures; the run installs the real ones per execution. */
 export interface HostHooks {
@@ -160,7 +160,7 @@ export async function createInstance(
     context,
     hooks: {
       fast: context.undefined,
-      setGlobal: context.undefined,
+      setGlobals: context.undefined,
       isError: context.undefined,
       parse: context.undefined,
     },

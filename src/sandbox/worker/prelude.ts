@@ -163,40 +163,70 @@ function fast(value) {
 try { var json = stringify(value, plain); return json === undefined ? 'null' : json; }
 catch (e) { return null; }
 }
-function setGlobal(name, json, date) { var v = parse(json); G[name] = date ? new DateCtor(v) : v; }
+// One parse of the whole globals text: the worker never holds the values, only their JSON.
+function setGlobals(json, dates) {
+var v = parse(json), d = parse(dates);
+for (var name in v) G[name] = d.indexOf(name) >= 0 ? new DateCtor(v[name]) : v[name];
+}
 function isError(e) { return e instanceof ErrorCtor; }
-return { fast: fast, setGlobal: setGlobal, isError: isError, parse: parse };
+return { fast: fast, setGlobals: setGlobals, isError: isError, parse: parse };
 })()`);
+
+/** A key longer than this is cut in the path an error names (so is the path, past PATH_CHARS). */
+export const PATH_KEY_CHARS = 64;
+export const PATH_CHARS = 1024;
 
 /**
  * The exact serializer, compiled only when the fast path refused a value: it names the
- * path of the first value JSON cannot carry (`value.items[3].fn is a function`).
+ * path of the first value JSON cannot carry (`value.items[3].fn is a function`). The path is
+ * built only then, from the keys walked, each cut to PATH_KEY_CHARS and the whole to
+ * PATH_CHARS: a key of megabytes must not make the error itself run out of memory.
  * Returns '1' + JSON, '0OUTPUT_TOO_LARGE', or '0SERIALIZATION_ERROR\n' + detail.
  */
 export const SERIALIZER_SOURCE = compact(String.raw`(function (value, maxChars) {
 'use strict';
 var stringify = JSON.stringify, isArray = Array.isArray, keys = Object.keys, getProto = Object.getPrototypeOf;
 var OP = Object.prototype, tagOf = Function.prototype.call.bind(Object.prototype.toString);
-var seen = [], size = 0;
-function fail(path, what) { throw { path: path, what: what }; }
+var seen = [], trail = [], size = 0, KEY = ${PATH_KEY_CHARS}, MAX = ${PATH_CHARS};
+function segment(key) {
+if (typeof key === 'number') return '[' + key + ']';
+if (key.length > KEY) return '[' + stringify(key.slice(0, KEY)).slice(0, -1) + '…" (' + key.length + ' chars)]';
+return /^[A-Za-z_$][\w$]*$/.test(key) ? '.' + key : '[' + stringify(key) + ']';
+}
+function pathOf() {
+var path = 'value';
+for (var i = 0; i < trail.length; i++) {
+path += segment(trail[i]);
+if (path.length > MAX) return path.slice(0, MAX / 2) + '…' + pathTail(i + 1);
+}
+return path;
+}
+function pathTail(from) {
+var tail = '';
+for (var i = trail.length - 1; i >= from && tail.length < MAX / 2; i--) tail = segment(trail[i]) + tail;
+return tail.length > MAX / 2 ? tail.slice(tail.length - MAX / 2) : tail;
+}
+function fail(what) { throw { path: pathOf(), what: what }; }
 function emit(text) { size += text.length; if (size > maxChars) throw { tooLarge: true }; return text; }
-function walk(v, path) {
+function walk(v) {
 switch (typeof v) {
 case 'string': case 'number': return emit(stringify(v));
 case 'boolean': return emit(v ? 'true' : 'false');
 case 'undefined': return undefined;
-case 'function': return fail(path, 'is a function');
-case 'symbol': return fail(path, 'is a symbol');
-case 'bigint': return fail(path, 'is a BigInt (convert it with String() or Number())');
+case 'function': return fail('is a function');
+case 'symbol': return fail('is a symbol');
+case 'bigint': return fail('is a BigInt (convert it with String() or Number())');
 }
 if (v === null) return emit('null');
-for (var s = 0; s < seen.length; s++) if (seen[s] === v) fail(path, 'is a circular reference');
+for (var s = 0; s < seen.length; s++) if (seen[s] === v) fail('is a circular reference');
 seen.push(v);
 var out;
 if (isArray(v)) {
 out = emit('[');
 for (var i = 0; i < v.length; i++) {
-var item = walk(v[i], path + '[' + i + ']');
+trail.push(i);
+var item = walk(v[i]);
+trail.pop();
 out += (i ? emit(',') : '') + (item === undefined ? emit('null') : item);
 }
 out += emit(']');
@@ -204,13 +234,15 @@ out += emit(']');
 var proto = getProto(v);
 if (proto !== OP && proto !== null) {
 var tag = tagOf(v);
-fail(path, tag === '[object Object]' ? 'is a class instance (return a plain object)' : 'is a ' + tag.slice(8, -1) + ' (return a plain value, e.g. .toISOString() or .toString())');
+fail(tag === '[object Object]' ? 'is a class instance (return a plain object)' : 'is a ' + tag.slice(8, -1) + ' (return a plain value, e.g. .toISOString() or .toString())');
 }
 out = emit('{');
 var names = keys(v), first = true;
 for (var k = 0; k < names.length; k++) {
 var key = names[k];
-var sub = walk(v[key], /^[A-Za-z_$][\w$]*$/.test(key) ? path + '.' + key : path + '[' + stringify(key) + ']');
+trail.push(key);
+var sub = walk(v[key]);
+trail.pop();
 if (sub === undefined) continue;
 out += (first ? '' : emit(',')) + emit(stringify(key)) + emit(':') + sub;
 first = false;
@@ -221,7 +253,7 @@ seen.pop();
 return out;
 }
 try {
-var json = walk(value, 'value');
+var json = walk(value);
 return '1' + (json === undefined ? 'null' : json);
 } catch (e) {
 if (e && e.tooLarge) return '0OUTPUT_TOO_LARGE\n';

@@ -34,6 +34,10 @@ interface Described {
 
 class Aborted extends Error {}
 
+function tooLargeGlobals(why: 'out of memory' | 'stack overflow'): GuestError {
+  return { code: 'GLOBALS_TOO_LARGE', message: why, stack: '' };
+}
+
 /** The guest threw inside a hook the worker called (a getter met by the serializer, say). */
 class GuestThrew extends Error {
   constructor(readonly handle: QuickJSHandle) {
@@ -362,6 +366,42 @@ export class JobRun {
     return true;
   }
 
+  /**
+   * Parses the globals' JSON in the guest: the worker never holds them as values, and the guest
+   * is the exact judge of what fits. A text that does not is GLOBALS_TOO_LARGE, before any of
+   * the program runs.
+   */
+  private setGlobals(): GuestError | undefined {
+    const { context } = this.instance;
+    const handles = [
+      context.newString(this.job.globalsJson),
+      context.newString(JSON.stringify(this.job.dateGlobals ?? [])),
+    ];
+    let failure: QuickJSHandle | undefined;
+    try {
+      if (handles.some((h) => context.typeof(h) !== 'string'))
+        return tooLargeGlobals('out of memory');
+      this.callHook('setGlobals', ...handles).dispose();
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof GuestThrew)) throw error;
+      failure = error.handle;
+    } finally {
+      for (const h of handles) if (h.alive) h.dispose();
+    }
+    // The text is freed: the failure can be read.
+    try {
+      if (this.aborted || this.timedOut) return this.classify(failure, 'run');
+      const d = this.describe(failure);
+      if (d && /stack overflow/.test(d.message)) return tooLargeGlobals('stack overflow');
+      if (!d || OUT_OF_MEMORY.test(d.message) || memoryExhausted(this.instance))
+        return tooLargeGlobals('out of memory');
+      return this.classify(failure, 'run');
+    } finally {
+      failure.dispose();
+    }
+  }
+
   /** Drives the program's promise until it settles; returns the outcome. */
   private drive(promise: QuickJSHandle): JobOutcome {
     const { context, runtime } = this.instance;
@@ -408,16 +448,8 @@ export class JobRun {
       }
       for (const name of this.job.undefinedGlobals ?? [])
         context.setProp(context.global, name, context.undefined);
-      for (const [name, value] of Object.entries(
-        JSON.parse(this.job.globalsJson) as Record<string, unknown>,
-      )) {
-        const key = context.newString(name);
-        const json = context.newString(JSON.stringify(value));
-        const date = this.job.dateGlobals?.includes(name) ? context.true : context.false;
-        this.callHook('setGlobal', key, json, date).dispose();
-        key.dispose();
-        json.dispose();
-      }
+      const refused = this.setGlobals();
+      if (refused) return { ok: false, error: refused };
       // With the async flag, a synchronous failure is a compile error; runtime errors reject.
       const evaluated = context.evalCode(
         this.job.code,
