@@ -176,6 +176,7 @@ try {
       { command: process.execPath, args: [FIXTURE], env: sdk.getDefaultEnvironment(), cwd: ROOT },
       sdk,
       (stderr) => stderr.resume(),
+      () => 17 * 1_048_576,
     ),
   );
   clientsToClose.push(ownSession);

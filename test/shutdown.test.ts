@@ -78,4 +78,45 @@ describe('shutdown', () => {
     );
     expect(await stopped).toBe(0);
   }, 60_000);
+  it('exits within shutdown_grace_ms + 2 s with an execution in flight and an upstream deaf to SIGTERM, answering it and leaving no child', async () => {
+    const pidDir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-pids-'));
+    const graceMs = 1500;
+    const gateway = await startGateway(
+      writeConfig({
+        shutdown_grace_ms: graceMs,
+        mcpServers: [
+          SERVERS.fixture,
+          {
+            name: 'deaf',
+            command: process.execPath,
+            args: [FAULTY, '--ignore-sigterm'],
+            env: { PID_DIR: pidDir },
+          },
+        ],
+      }),
+    );
+    // Both upstreams connected: the deaf one answers a call.
+    const ready = await gateway.rest('POST', '/api/v1/code/exec', {
+      code: "call_tool('deaf', 'echo', {}).ok && call_tool('fixture', 'echo', {}).ok",
+    });
+    expect(ready.json.value).toBe(true);
+    const [deafPid] = fs.readdirSync(pidDir).map(Number);
+    const long = gateway.rest('POST', '/api/v1/code/exec', {
+      code: "call_tool('fixture', 'sleep', {ms: 30000}).ok",
+    });
+    await sleep(300);
+    const started = performance.now();
+    const stopped = gateway.stop();
+    const cut = await long;
+    expect(cut.status).toBe(500);
+    expect(cut.json.error.message).toContain(`shutdown_grace_ms (${graceMs} ms)`);
+    expect(await stopped).toBe(0);
+    // The deaf child ignores stdin's close and SIGTERM: the old schedule (2 s after stdin, 2 s
+    // after SIGTERM) took grace + 4 s at the least; the stopping gateway's SIGKILL comes 1.25 s
+    // after the grace, so this holds with room for a slow machine.
+    expect(performance.now() - started - graceMs).toBeLessThan(3500);
+    const left = [deafPid!].filter(alive);
+    for (const pid of left) process.kill(pid, 'SIGKILL');
+    expect(left).toEqual([]);
+  }, 60_000);
 });

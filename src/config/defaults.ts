@@ -63,6 +63,13 @@ export const MAX_CONNECT_TIMEOUT_MS = 600_000;
 /** Ending a stdio server: after closing its stdin, wait this long before SIGTERM; then as long again before SIGKILL. */
 export const UPSTREAM_STOP_STDIN_GRACE_MS = 2_000;
 export const UPSTREAM_STOP_TERM_GRACE_MS = 2_000;
+/**
+ * When the whole gateway stops (after shutdown_grace_ms), every stdio server at once: SIGTERM
+ * this long after its stdin closes, SIGKILL this long after that; shutdown stays within the
+ * grace + 2 s even when a server ignores SIGTERM.
+ */
+export const SHUTDOWN_STOP_STDIN_GRACE_MS = 250;
+export const SHUTDOWN_STOP_TERM_GRACE_MS = 1_000;
 
 /** An HTTP/SSE upstream opens a new session after this many transport failures in a row (5xx, broken streams). */
 export const UPSTREAM_FAILURES_BEFORE_RECONNECT = 3;

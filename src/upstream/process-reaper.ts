@@ -1,6 +1,41 @@
 /** @module Ends a child process and its process group for sure: close stdin, then SIGTERM, then SIGKILL. */
 import type { ChildProcess } from 'node:child_process';
-import { UPSTREAM_STOP_STDIN_GRACE_MS, UPSTREAM_STOP_TERM_GRACE_MS } from '../config/defaults.ts';
+import {
+  SHUTDOWN_STOP_STDIN_GRACE_MS,
+  SHUTDOWN_STOP_TERM_GRACE_MS,
+  UPSTREAM_STOP_STDIN_GRACE_MS,
+  UPSTREAM_STOP_TERM_GRACE_MS,
+} from '../config/defaults.ts';
+
+/**
+ * How long a child is given at each step. Polite (a server removed by a reload) until
+ * hurry(): then the shutdown schedule, for the children being ended already too.
+ */
+export class StopSchedule {
+  private hurried = false;
+  private readonly onHurry = new Set<() => void>();
+
+  /** The gateway is stopping: every step from now on (and each one waiting) takes the short grace. */
+  hurry(): void {
+    if (this.hurried) return;
+    this.hurried = true;
+    for (const wake of this.onHurry) wake();
+    this.onHurry.clear();
+  }
+
+  grace(step: 'stdin' | 'term'): number {
+    if (step === 'stdin')
+      return this.hurried ? SHUTDOWN_STOP_STDIN_GRACE_MS : UPSTREAM_STOP_STDIN_GRACE_MS;
+    return this.hurried ? SHUTDOWN_STOP_TERM_GRACE_MS : UPSTREAM_STOP_TERM_GRACE_MS;
+  }
+
+  /** Calls `wake` once when hurry() comes; returns how to stop listening. */
+  listen(wake: () => void): () => void {
+    if (this.hurried) return () => {};
+    this.onHurry.add(wake);
+    return () => this.onHurry.delete(wake);
+  }
+}
 
 /** Sends `signal` to the child's process group (it leads one when spawned detached), else to the child. */
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -20,40 +55,55 @@ function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
 
-/** Resolves when the child has exited, or after `ms`; true when it exited. */
-function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
+/**
+ * Resolves when the child has exited, or after the schedule's grace for `step` (shortened at
+ * once when the schedule is hurried meanwhile); true when it exited.
+ */
+function waitExit(
+  child: ChildProcess,
+  schedule: StopSchedule,
+  step: 'stdin' | 'term',
+): Promise<boolean> {
   if (exited(child)) return Promise.resolve(true);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      child.off('exit', onExit);
-      resolve(exited(child));
-    }, ms);
-    const onExit = () => {
+    const began = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const done = () => {
       clearTimeout(timer);
-      resolve(true);
+      unlisten();
+      child.off('exit', done);
+      resolve(exited(child));
     };
-    child.once('exit', onExit);
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(done, Math.max(0, began + schedule.grace(step) - Date.now()));
+    };
+    const unlisten = schedule.listen(arm);
+    child.once('exit', done);
+    arm();
   });
 }
 
+/** The schedule of a child that nothing hurries (a registry passes its own). */
+const POLITE = new StopSchedule();
+
 /**
- * Ends `child`: closes its stdin (a polite MCP server exits), SIGTERM after
- * UPSTREAM_STOP_STDIN_GRACE_MS, SIGKILL after UPSTREAM_STOP_TERM_GRACE_MS more. Whatever the
- * child did, its process group is sent SIGKILL at the end, so no descendant it started
- * outlives it. Never rejects.
+ * Ends `child`: closes its stdin (a polite MCP server exits), SIGTERM after the schedule's
+ * stdin grace, SIGKILL after its term grace more. Whatever the child did, its process group
+ * is sent SIGKILL at the end, so no descendant it started outlives it. Never rejects.
  */
-export async function endProcess(child: ChildProcess): Promise<void> {
+export async function endProcess(child: ChildProcess, schedule = POLITE): Promise<void> {
   if (child.pid === undefined) return;
   try {
     child.stdin?.end();
   } catch {
     // A broken pipe is fine: the child is going away.
   }
-  if (!(await waitExit(child, UPSTREAM_STOP_STDIN_GRACE_MS))) {
+  if (!(await waitExit(child, schedule, 'stdin'))) {
     signalGroup(child, 'SIGTERM');
-    if (!(await waitExit(child, UPSTREAM_STOP_TERM_GRACE_MS))) {
+    if (!(await waitExit(child, schedule, 'term'))) {
       signalGroup(child, 'SIGKILL');
-      await waitExit(child, UPSTREAM_STOP_TERM_GRACE_MS);
+      await waitExit(child, schedule, 'term');
       return;
     }
   }

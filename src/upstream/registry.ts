@@ -11,6 +11,7 @@ import { didYouMean } from '../util/did-you-mean.ts';
 import type { Logger } from '../util/logger.ts';
 import { refusalOf } from './guarded-transport.ts';
 import { ConcurrencyLimiter } from './limiter.ts';
+import { StopSchedule } from './process-reaper.ts';
 import { SdkConnection } from './sdk-connection.ts';
 import type {
   CallOptions,
@@ -46,14 +47,15 @@ export type ConnectionFactory = (
   server: ServerConfig,
   logger: Logger,
   maxMessageBytes?: () => number,
+  schedule?: StopSchedule,
 ) => UpstreamConnection;
 
 /** What ensureStarted answers for a connected server, and clusterSlot without a cluster limit. */
 const STARTED = { ok: true } as const;
 const NO_CLUSTER_LIMIT = { ok: true, release: () => {} } as const;
 
-const sdkFactory: ConnectionFactory = (server, logger, maxMessageBytes) =>
-  new SdkConnection(server, logger, maxMessageBytes);
+const sdkFactory: ConnectionFactory = (server, logger, maxMessageBytes, schedule) =>
+  new SdkConnection(server, logger, maxMessageBytes, schedule);
 
 export interface RegistryOptions {
   /** Live (the gateway): connect every enabled server at start and reconnect after drops. */
@@ -80,6 +82,8 @@ export class UpstreamRegistry extends EventEmitter {
   private stopped = false;
   /** Connections of removed servers that are still closing; stop() waits for them too. */
   private readonly retiring = new Set<Promise<void>>();
+  /** How stdio children are ended: politely on a reload, hurried once the registry stops. */
+  private readonly schedule = new StopSchedule();
   private toolsVersion = 0;
 
   constructor(
@@ -111,6 +115,7 @@ export class UpstreamRegistry extends EventEmitter {
         config,
         this.logger.child({ server: config.name }),
         this.maxMessageBytes,
+        this.schedule,
       ),
       limiter: new ConcurrencyLimiter(config.maxConcurrentRequests, config.queueSize),
       state: !config.enabled ? 'disabled' : config.quarantined ? 'quarantined' : 'idle',
@@ -418,6 +423,7 @@ export class UpstreamRegistry extends EventEmitter {
 
   /** Closes every connection (and so every stdio child); idempotent. */
   async stop(): Promise<void> {
+    this.schedule.hurry();
     this.running = false;
     this.stopped = true;
     const closing = [...this.retiring];

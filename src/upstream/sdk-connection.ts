@@ -11,6 +11,7 @@ import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { GuardedTransport } from './guarded-transport.ts';
 import { boundedOutputValidators } from './output-validators.ts';
+import type { StopSchedule } from './process-reaper.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
 import { StderrTail } from './stderr-tail.ts';
 import { StdioTransport } from './stdio-transport.ts';
@@ -43,6 +44,8 @@ export class SdkConnection implements UpstreamConnection {
     private readonly logger: Logger,
     /** The largest message the server may send (the gateway passes maxUpstreamMessageBytes of its config). */
     private readonly maxMessageBytes: () => number = DEFAULT_MAX_MESSAGE_BYTES,
+    /** How a stdio child is ended (the registry's schedule, hurried when the gateway stops). */
+    private readonly schedule?: StopSchedule,
   ) {}
 
   get name(): string {
@@ -77,6 +80,7 @@ export class SdkConnection implements UpstreamConnection {
           this.logger.debug({ server: s.name }, `stderr: ${line}`),
         ),
       this.maxMessageBytes,
+      this.schedule,
     );
   }
 

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LineReader } from './line-reader.ts';
-import { endProcess } from './process-reaper.ts';
+import { endProcess, type StopSchedule } from './process-reaper.ts';
 import type { SdkModules } from './sdk-modules.ts';
 
 /** After the child exits, how long its last stdout bytes may take to arrive. */
@@ -39,6 +39,8 @@ export class StdioTransport implements Transport {
     private readonly onStderr: (stream: Readable) => void,
     /** The longest line (one message) the child may write (maxUpstreamMessageBytes). */
     maxMessageBytes: () => number,
+    /** How long the child is given when it is ended (the registry's: hurried when it stops). */
+    private readonly schedule?: StopSchedule,
   ) {
     this.buffer = new LineReader(maxMessageBytes, sdk.JSONRPCMessageSchema);
   }
@@ -122,7 +124,7 @@ export class StdioTransport implements Transport {
       this.onclose?.();
     }
     const child = this.child;
-    this.ending ??= child ? endProcess(child) : Promise.resolve();
+    this.ending ??= child ? endProcess(child, this.schedule) : Promise.resolve();
     return this.ending;
   }
 
