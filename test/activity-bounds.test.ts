@@ -98,6 +98,8 @@ describe('a refused oversized program', () => {
     await codemode.close();
     const r = await record((viaExecute.structuredContent as Json).activity_id);
     expect(r.error.message).toMatch(/script size limit exceeded/);
+    // Refused before anything ran, as code_execution's oversized program.
+    expect(r.status).toBe('rejected');
     cutCode(r, BIG);
   });
 

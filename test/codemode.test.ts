@@ -276,11 +276,19 @@ describe('limits', () => {
     expect(out.result.logs.length + out.truncation!.logsOmitted).toBe(20);
   });
 
-  it('reports ResourceLimitExceeded when the result alone does not fit', async () => {
+  it('reports ResourceLimitExceeded naming code_mode.max_output_bytes when the result does not fit', async () => {
     const out = await failure("return 'x'.repeat(4000)", small);
     expect(out.error).toMatchObject({
       kind: 'ResourceLimitExceeded',
-      message: expect.stringContaining('result'),
+      message:
+        'result size limit exceeded: The result is larger than code_mode.max_output_bytes (2048 bytes); return less data',
+    });
+    // Within the bound alone, over it with its frame: said so, not "the result alone".
+    const framed = await failure("return 'x'.repeat(2040)", small);
+    expect(framed.error).toMatchObject({
+      kind: 'ResourceLimitExceeded',
+      message:
+        'result size limit exceeded: the result with its frame (status, activity_id) is larger than code_mode.max_output_bytes (2048 bytes)',
     });
   });
 

@@ -254,12 +254,14 @@ export class ExecuteService {
     const limits = config.codeMode;
     const size = Buffer.byteLength(code);
     if (size > MAX_SOURCE_BYTES) {
-      return errorResult(
-        diagnostic(
+      // Refused before anything ran: the history records it `rejected`, as code_execution's.
+      return errorResult({
+        ...diagnostic(
           'ResourceLimitExceeded',
           `script size limit exceeded: ${size} bytes, the limit is ${MAX_SOURCE_BYTES}`,
         ),
-      );
+        code: 'INVALID_REQUEST',
+      });
     }
     const stripped = await stripFunctionBody(code);
     if (!stripped.ok) return errorResult(diagnostic('ParseError', stripped.message, stripped));
@@ -290,6 +292,7 @@ export class ExecuteService {
         limits: {
           deadlineMs,
           maxOutputBytes: limits.maxOutputBytes,
+          maxOutputBytesField: 'code_mode.max_output_bytes',
           maxLogLines: MAX_LOG_LINES,
           maxLogLineBytes: MAX_LOG_LINE_BYTES,
           computeMs: CODE_MODE_COMPUTE_MS,

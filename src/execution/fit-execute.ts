@@ -82,7 +82,7 @@ export function fitExecuteResult(
   if (!over()) return { result: trimmed, truncation };
   const alone: Diagnostic = {
     kind: 'ResourceLimitExceeded',
-    message: `result size limit exceeded: the result alone is larger than max_output_bytes (${maxBytes} bytes)`,
+    message: `result size limit exceeded: the result with its frame (status, activity_id) is larger than code_mode.max_output_bytes (${maxBytes} bytes)`,
   };
   return {
     result: {

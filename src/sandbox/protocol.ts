@@ -14,6 +14,8 @@ export interface JobLimits {
   deadlineMs: number;
   /** Largest serialized value accepted, in UTF-8 bytes. */
   maxOutputBytes: number;
+  /** The config field that sets maxOutputBytes, named in OUTPUT_TOO_LARGE (default code_execution_max_output_bytes). */
+  maxOutputBytesField?: string;
   maxLogLines: number;
   maxLogLineBytes: number;
   /** Guest CPU budget, not counting waits on the host (the execute dialect). */

@@ -342,7 +342,7 @@ export class JobRun {
       ok: false,
       error: {
         code: 'OUTPUT_TOO_LARGE',
-        message: `The result is larger than code_execution_max_output_bytes (${this.job.limits.maxOutputBytes} bytes); return less data`,
+        message: `The result is larger than ${this.job.limits.maxOutputBytesField ?? 'code_execution_max_output_bytes'} (${this.job.limits.maxOutputBytes} bytes); return less data`,
         stack: '',
       },
     };
