@@ -9,6 +9,15 @@ import type {
   QuickJSHandle,
 } from 'quickjs-emscripten-core';
 import type { CallReply, GuestError, JobOutcome, JobSpec, LogLevel } from '../protocol.ts';
+import {
+  type Described,
+  errorFrom,
+  OUT_OF_MEMORY,
+  outputTooLarge,
+  SERIALIZATION_MESSAGE,
+  TIMEOUT_MESSAGE,
+  tooLargeGlobals,
+} from './guest-errors.ts';
 import type { HostLink } from './host-link.ts';
 import { type Instance, memoryExhausted } from './instance.ts';
 import { SERIALIZER_SOURCE } from './prelude.ts';
@@ -21,22 +30,7 @@ const EVAL_FLAG_ASYNC = 1 << 7;
 const DESCRIBE_GRACE_MS = 25;
 const LOG_CUT_MARKER = '…[truncated]';
 const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
-const TIMEOUT_MESSAGE = 'JavaScript execution timed out';
-const SERIALIZATION_MESSAGE =
-  'Result contains non-JSON-serializable values (functions, circular references, etc.)';
-
-interface Described {
-  isError: boolean;
-  name: string;
-  message: string;
-  stack: string;
-}
-
 class Aborted extends Error {}
-
-function tooLargeGlobals(why: 'out of memory' | 'stack overflow'): GuestError {
-  return { code: 'GLOBALS_TOO_LARGE', message: why, stack: '' };
-}
 
 /** The guest threw inside a hook the worker called (a getter met by the serializer, say). */
 class GuestThrew extends Error {
@@ -47,37 +41,6 @@ class GuestThrew extends Error {
 
 /** A reply of at least this share of the memory cap (1/8) is named when the memory runs out. */
 const BIG_REPLY_SHARE = 8;
-
-/** QuickJS's own out-of-memory errors ("out of memory", "out of memory in regexp execution"). */
-const OUT_OF_MEMORY = /^out of memory\b/;
-
-/** Position of the first frame in the program's own file (not the prelude's) in a QuickJS stack. */
-function topFrame(stack: string, filename: string): { line: number; column: number } | undefined {
-  for (const line of stack.split('\n')) {
-    const at = line.lastIndexOf(`${filename}:`);
-    if (at < 0) continue;
-    const match = /^(\d+):(\d+)/.exec(line.slice(at + filename.length + 1));
-    if (match) return { line: Number(match[1]), column: Number(match[2]) };
-  }
-  return undefined;
-}
-
-function errorFrom(
-  code: GuestError['code'],
-  d: Described,
-  filename: string,
-  syntax = false,
-): GuestError {
-  const message = d.isError && d.name !== 'Error' ? `${d.name}: ${d.message}` : d.message;
-  const frame = topFrame(d.stack, filename);
-  const stack = d.isError ? `${d.name}: ${d.message}\n${d.stack}`.trimEnd() : '';
-  return {
-    code,
-    message,
-    stack: syntax ? '' : stack,
-    ...(frame ?? {}),
-  };
-}
 
 export class JobRun {
   private aborted: GuestError | undefined;
@@ -305,7 +268,8 @@ export class JobRun {
     const json = context.typeof(fast) === 'string' ? context.getString(fast) : undefined;
     fast.dispose();
     if (json !== undefined) {
-      if (Buffer.byteLength(json) > this.job.limits.maxOutputBytes) return this.tooLarge();
+      if (Buffer.byteLength(json) > this.job.limits.maxOutputBytes)
+        return outputTooLarge(this.job.limits);
       return { ok: true, valueJson: json };
     }
     const serializer = this.unwrap(context.evalCode(SERIALIZER_SOURCE, '<serializer>'));
@@ -321,11 +285,12 @@ export class JobRun {
     result.dispose();
     if (text[0] === '1') {
       const exact = text.slice(1);
-      if (Buffer.byteLength(exact) > this.job.limits.maxOutputBytes) return this.tooLarge();
+      if (Buffer.byteLength(exact) > this.job.limits.maxOutputBytes)
+        return outputTooLarge(this.job.limits);
       return { ok: true, valueJson: exact };
     }
     const newline = text.indexOf('\n');
-    if (text.slice(1, newline) === 'OUTPUT_TOO_LARGE') return this.tooLarge();
+    if (text.slice(1, newline) === 'OUTPUT_TOO_LARGE') return outputTooLarge(this.job.limits);
     // The message is the API reference's, verbatim; where the value went wrong is the stack.
     return {
       ok: false,
@@ -333,17 +298,6 @@ export class JobRun {
         code: 'SERIALIZATION_ERROR',
         message: SERIALIZATION_MESSAGE,
         stack: text.slice(newline + 1),
-      },
-    };
-  }
-
-  private tooLarge(): JobOutcome {
-    return {
-      ok: false,
-      error: {
-        code: 'OUTPUT_TOO_LARGE',
-        message: `The result is larger than ${this.job.limits.maxOutputBytesField ?? 'code_execution_max_output_bytes'} (${this.job.limits.maxOutputBytes} bytes); return less data`,
-        stack: '',
       },
     };
   }
