@@ -15,5 +15,6 @@ export type {
   ServerConfig,
   UpstreamProtocol,
 } from './types.ts';
+export { TOOL_PINNING_MODES, type ToolPinning } from './defaults.ts';
 export { maxUpstreamMessageBytes } from './upstream-bound.ts';
 export { watchConfig } from './watch.ts';

@@ -23,6 +23,7 @@ import {
   DEFAULT_MEMORY_LIMIT_MB,
   DEFAULT_POOL_SIZE,
   DEFAULT_SEARCH_MAX_RESULTS,
+  DEFAULT_TOOL_PINNING,
   DEFAULT_SHUTDOWN_GRACE_MS,
   DEFAULT_STARTUP_WAIT_MS,
   UPSTREAM_CONNECT_TIMEOUT_MS,
@@ -265,6 +266,7 @@ function resolveKnown(
     descriptionBudgetTokens:
       user.tool_description_budget_tokens ?? DEFAULT_DESCRIPTION_BUDGET_TOKENS,
     shutdownGraceMs: user.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    toolPinning: user.tool_pinning ?? DEFAULT_TOOL_PINNING,
     startupWaitMs: user.startup_wait_ms ?? DEFAULT_STARTUP_WAIT_MS,
     activity: {
       enabled: user.activity_enabled ?? true,
