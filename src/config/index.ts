@@ -1,4 +1,6 @@
 /** @module Config: defaults, loading and resolution. */
+
+export { TOOL_PINNING_MODES, type ToolPinning } from './defaults.ts';
 export {
   configLocation,
   configPath,
@@ -15,6 +17,5 @@ export type {
   ServerConfig,
   UpstreamProtocol,
 } from './types.ts';
-export { TOOL_PINNING_MODES, type ToolPinning } from './defaults.ts';
 export { maxUpstreamMessageBytes } from './upstream-bound.ts';
 export { watchConfig } from './watch.ts';
