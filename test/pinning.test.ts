@@ -4,6 +4,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { ROOT, runCli, writeConfig } from './helpers.ts';
@@ -139,6 +141,47 @@ describe('tool pinning: tofu (the default)', () => {
       status: 'blocked',
       error: { code: 'TOOL_CHANGED', message: CHANGED },
     });
+  });
+
+  it('refuses a held tool on every surface: dry run, code tools, execute (code mode)', async () => {
+    const before = await counts(g);
+    const dry = await g.rest('POST', '/api/v1/code/exec', {
+      code: "call_tool('mut','echo',{text:'a'})",
+      dry_run: true,
+    });
+    expect(dry.json.value).toEqual({
+      ok: false,
+      error: { code: 'TOOL_CHANGED', message: CHANGED },
+    });
+    expect((await g.rest('POST', '/api/v1/code-tools', { name: 'pin_probe' })).status).toBe(201);
+    await g.rest('PUT', '/api/v1/code-tools/pin_probe', {
+      code: "call_tool('mut','echo',{text:'a'})",
+      allowed_servers: ['mut'],
+    });
+    const run = await g.rest('POST', '/api/v1/code-tools/pin_probe/run', { arguments: {} });
+    expect(run.json.value).toEqual({
+      ok: false,
+      error: { code: 'TOOL_CHANGED', message: CHANGED },
+    });
+    const client = new Client({ name: 'pinning-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${g.url}/mcp/codemode`), {
+        requestInit: { headers: { 'x-api-key': g.key } },
+      }),
+    );
+    try {
+      const answer = await client.callTool({
+        name: 'execute',
+        arguments: { code: "return await tools['mut.echo']({text:'a'})" },
+      });
+      expect((answer.structuredContent as Json).result).toEqual({
+        ok: false,
+        error: { code: 'access_denied', message: CHANGED, retryable: false },
+      });
+    } finally {
+      await client.close();
+    }
+    expect(await counts(g)).toEqual(before);
   });
 
   it('marks held tools in catalog.* and shows a changed tool as it was approved', async () => {
