@@ -250,6 +250,21 @@ describe('tool pinning: tofu (the default)', () => {
       ok: true,
     });
   });
+  it('applies a reloaded tool_pinning at once (off releases, tofu holds again)', async () => {
+    const write = (mode: string) => {
+      const raw = JSON.parse(fs.readFileSync(files.configFile, 'utf8'));
+      fs.writeFileSync(files.configFile, JSON.stringify({ ...raw, tool_pinning: mode }));
+    };
+    expect(await held(g)).toHaveLength(1);
+    const catalog = "(await catalog.tools.list({namespace:'mut'})).data.items";
+    expect((await exec(g, catalog)).value.some((t: Json) => t.held)).toBe(true);
+    write('off');
+    expect(await heldWhen(g, (i) => i.length === 0)).toEqual([]);
+    expect((await exec(g, "call_tool('mut','extra',{})")).value).toMatchObject({ ok: true });
+    expect((await exec(g, catalog)).value.some((t: Json) => t.held)).toBe(false);
+    write('tofu');
+    expect(await heldWhen(g, (i) => i.length === 1)).toMatchObject([{ tool: 'extra' }]);
+  });
 });
 
 describe('tool pinning: strict and off', () => {

@@ -87,7 +87,10 @@ export class ToolPins {
     private readonly store?: ToolPinStore,
   ) {}
 
-  /** Changes whenever what is held may have changed (pins loaded, approved, first sight). */
+  /**
+   * Changes whenever pins change (loaded, approved, first sight). A reloaded mode needs no
+   * change here: applying a config re-reads the server set, which changes the registry's version.
+   */
   get version(): number {
     return this.changes;
   }
