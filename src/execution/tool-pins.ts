@@ -78,6 +78,8 @@ export class ToolPins {
   private readonly hashes = new WeakMap<ToolInfo, string>();
   private loaded = false;
   private changes = 0;
+  /** Pins written by this instance (a reload that overlapped one reads again). */
+  private writes = 0;
   private unsubscribe?: () => void;
 
   constructor(
@@ -115,17 +117,26 @@ export class ToolPins {
     this.unsubscribe?.();
   }
 
+  /**
+   * Replaces the pins with the store's. A pin written here while the store was being read is
+   * not lost: the read is made again (the store has it by then).
+   */
   private async reload(): Promise<void> {
     if (!this.store) return;
-    const { pins, seen } = await this.store.load();
+    let data: Awaited<ReturnType<ToolPinStore['load']>>;
+    let writes: number;
+    do {
+      writes = this.writes;
+      data = await this.store.load();
+    } while (writes !== this.writes);
     const next = new Map<string, Map<string, ToolPin>>();
-    for (const p of pins) {
+    for (const p of data.pins) {
       const tools = next.get(p.server) ?? new Map<string, ToolPin>();
       next.set(p.server, tools);
       tools.set(p.tool, p);
     }
     this.pins = next;
-    for (const s of seen) this.seen.add(s);
+    for (const s of data.seen) this.seen.add(s);
     this.changes++;
   }
 
@@ -166,7 +177,8 @@ export class ToolPins {
       this.remember(first);
       void this.store
         ?.firstSight(server, first)
-        .then((wasFirst) => (wasFirst ? undefined : this.reload()))
+        // Saved: remembered again, so a reload that read the store before the write keeps them.
+        .then((wasFirst) => (wasFirst ? this.remember(first) : this.reload()))
         .catch((error: Error) =>
           this.logger.warn({ server, err: error.message }, 'saving the first tool pins failed'),
         );
@@ -178,6 +190,7 @@ export class ToolPins {
   }
 
   private remember(pins: readonly ToolPin[]): void {
+    this.writes++;
     for (const p of pins) {
       const tools = this.pins.get(p.server) ?? new Map<string, ToolPin>();
       this.pins.set(p.server, tools);
