@@ -193,6 +193,22 @@ describe('tool pinning: tofu (the default)', () => {
     });
     expect(items.find((t) => t.name === 'extra')).toMatchObject({ held: true });
     expect(items.find((t) => t.name === 'relist')).not.toHaveProperty('held');
+    // The code_execution description the model reads: the approved text, never the new one.
+    const client = new Client({ name: 'pinning-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${g.url}/mcp`), {
+        requestInit: { headers: { 'x-api-key': g.key } },
+      }),
+    );
+    try {
+      const description = (await client.listTools()).tools[0]!.description;
+      expect(description).toContain('echo: (held until an administrator approves it) Echo v1');
+      expect(description).toContain('extra: (held until an administrator approves it);');
+      expect(description).not.toContain('evil.example');
+      expect(description).not.toContain('Added later');
+    } finally {
+      await client.close();
+    }
   });
 
   it('refuses agent tokens on the pinning routes (403)', async () => {
