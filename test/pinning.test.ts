@@ -191,7 +191,10 @@ describe('tool pinning: tofu (the default)', () => {
       held: true,
       description: 'Echo v1',
     });
-    expect(items.find((t) => t.name === 'extra')).toMatchObject({ held: true });
+    expect(items.find((t) => t.name === 'extra')).toMatchObject({
+      held: true,
+      description: '(held until an administrator approves it)',
+    });
     expect(items.find((t) => t.name === 'relist')).not.toHaveProperty('held');
     // The code_execution description the model reads: the approved text, never the new one.
     const client = new Client({ name: 'pinning-test', version: '1.0.0' });

@@ -39,6 +39,8 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
+const HELD_NEW = '(held until an administrator approves it)';
+
 /**
  * Tools of every server that is neither disabled nor quarantined, as catalog entries. A held
  * tool is marked `held`; one whose definition changed is shown as it was approved (the
@@ -55,7 +57,8 @@ function catalogEntries(registry: UpstreamRegistry, pins: ToolPins): ToolEntry[]
         namespace: server.name,
         name: tool.name,
         qualifiedName: `${server.name}.${tool.name}`,
-        description: shown.description ?? '',
+        // A new held tool has no approved text: its own is not shown until it is approved.
+        description: held && !held.before ? HELD_NEW : (shown.description ?? ''),
         inputSchema: shown.inputSchema,
         outputSchema: shown.outputSchema,
         ...(held ? { held: true } : {}),
