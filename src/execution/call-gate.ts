@@ -30,7 +30,6 @@ import {
 } from './envelopes.ts';
 import { HostWorkQueue } from './host-work-queue.ts';
 import { argsRefusal } from './input-validator.ts';
-import type { ToolPins } from './tool-pins.ts';
 import { ADMIN, type Caller, type ToolCallRecord } from './types.ts';
 
 export interface GateOptions {
@@ -52,8 +51,8 @@ export interface GateOptions {
   caller?: Caller;
   /** Dry run (the playground): calls pass every check and are answered by dryRunOutcome, never sent. */
   dryRun?: boolean;
-  /** Tool-definition pins: a held tool is refused (TOOL_CHANGED) and never sent. */
-  pins?: ToolPins;
+  /** Tool-definition pins (ToolPins): a held tool is refused (TOOL_CHANGED) and never sent. */
+  pins?: { refusalOf(server: string, tool: string): Refusal | undefined };
 }
 
 type Refusal = { code: string; message: string };
@@ -165,14 +164,6 @@ export class CallGate implements JobBridge {
     return undefined;
   }
 
-  /** A tool held by pinning (its definition changed, or was never approved): TOOL_CHANGED. */
-  private pinRefusal(request: CallRequest): Refusal | undefined {
-    const pins = this.options.pins;
-    if (!pins) return undefined;
-    const tool = this.options.registry.tools(request.server).find((t) => t.name === request.tool);
-    return tool ? pins.refusal(request.server, tool) : undefined;
-  }
-
   /**
    * Takes the call's place in the trace now, in the order the program made its calls, and
    * returns how to fill it when the call finishes (calls finish in any order).
@@ -241,7 +232,8 @@ export class CallGate implements JobBridge {
         overBudget: true,
       };
     }
-    const refusal = this.policy(request.server) ?? this.pinRefusal(request);
+    const refusal =
+      this.policy(request.server) ?? this.options.pins?.refusalOf(request.server, request.tool);
     return refusal ? { refusal, overBudget: false } : undefined;
   }
 

@@ -226,6 +226,12 @@ export class ToolPins {
     return held ? { code: 'TOOL_CHANGED', message: heldMessage(held, this.mode()) } : undefined;
   }
 
+  /** The refusal of a call to `server`.`tool` by name (the call gate's check before dispatch). */
+  refusalOf(server: string, tool: string): { code: 'TOOL_CHANGED'; message: string } | undefined {
+    const listed = this.registry.tools(server).find((t) => t.name === tool);
+    return listed ? this.refusal(server, listed) : undefined;
+  }
+
   /** Every held tool of every connected server, by server then tool. */
   held(): HeldTool[] {
     const out: HeldTool[] = [];
