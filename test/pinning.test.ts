@@ -332,3 +332,13 @@ describe('tool pinning: strict and off', () => {
     }
   }, 60_000);
 });
+
+it('the CLI says it needs the running gateway, and refuses a malformed target', async () => {
+  const { configFile } = setup([echo('Echo v1')], { listen: '127.0.0.1:1' });
+  const held = await runCli(['tools', 'held', '--config', configFile]);
+  expect(held.code).toBe(1);
+  expect(held.stderr).toContain('held tools are judged and approved by the running gateway');
+  const bad = await runCli(['tools', 'approve', 'mut.', '--config', configFile]);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain('"mut." is not SERVER.TOOL or SERVER');
+});
