@@ -383,10 +383,22 @@ describe('live upstreams', () => {
       })
     ).json.value;
     await changed;
+    // tool_pinning "tofu" (the default): a tool added after the first connection is held,
+    // listed without its description, until approved (docs/pinning.md).
     const { tools } = await client.listTools();
-    expect(tools[0]!.description).toContain(`${name}: A tool added at run time`);
+    expect(tools[0]!.description).toContain(`${name}: (held until an administrator approves it)`);
+    expect(tools[0]!.description).not.toContain(`${name}: A tool added at run time`);
+    const code = `call_tool('fixture', '${name}', {})`;
+    const held = await gateway.rest('POST', '/api/v1/code/exec', { code });
+    expect(held.json.value.error.code).toBe('TOOL_CHANGED');
+    expect(
+      (await gateway.rest('POST', `/api/v1/servers/fixture/tools/${name}/approve`)).status,
+    ).toBe(200);
+    expect((await client.listTools()).tools[0]!.description).toContain(
+      `${name}: A tool added at run time`,
+    );
     const called = await gateway.rest('POST', '/api/v1/code/exec', {
-      code: `call_tool('fixture', '${name}', {}).result.content[0].text`,
+      code: `${code}.result.content[0].text`,
     });
     expect(called.json.value).toBe(name);
     await client.close();

@@ -60,6 +60,7 @@ const summary = (e: ToolEntry) => ({
   name: e.name,
   qualifiedName: e.qualifiedName,
   description: e.description,
+  ...(e.held ? { held: true } : {}),
 });
 
 function text(

@@ -122,13 +122,16 @@ async function run(flags: ExecFlags): Promise<number> {
     await printJson(envelope);
     return exitCodeFor(envelope as unknown as Envelope);
   }
-  // Standalone runs are recorded in the same history as the gateway's (the data dir's database).
-  const store = config.activity.enabled
-    ? await (await import('./open-store.ts')).openStoreOrExit(config)
-    : undefined;
+  // Standalone runs are recorded in the same history as the gateway's (the data dir's database),
+  // and judged against the same tool pins.
+  const store =
+    config.activity.enabled || config.toolPinning !== 'off'
+      ? await (await import('./open-store.ts')).openStoreOrExit(config)
+      : undefined;
   const runtime = createRuntime(config, logger, {
     warmWorkers: 1,
-    ...(store ? { activityStore: store.activity } : {}),
+    ...(store && config.activity.enabled ? { activityStore: store.activity } : {}),
+    ...(store ? { toolPinStore: store.toolPins } : {}),
   });
   // The sandbox worker and the SDK load while the source is prepared.
   void runtime.start();

@@ -11,6 +11,7 @@ import { registerServe } from './serve.ts';
 import { registerServersList } from './servers-list.ts';
 import { registerStdio } from './stdio.ts';
 import { registerToken } from './token.ts';
+import { registerTools } from './tools.ts';
 
 const program = new Command('codemux')
   .description('An MCP gateway with a code mode: one code_execution tool over all your MCP servers')
@@ -27,6 +28,7 @@ registerStdio(program);
 registerServersList(program);
 registerToken(program);
 registerActivity(program);
+registerTools(program);
 
 /** True when the user asked for debug logs (flag or $CODEMUX_LOG_LEVEL): only then does an unexpected error show its stack. */
 function debugRequested(argv: readonly string[]): boolean {

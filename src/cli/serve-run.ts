@@ -42,6 +42,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     warmWorkers: 2,
     codeToolStore: store.codeTools,
     activityStore: store.activity,
+    toolPinStore: store.toolPins,
     clusterSlots: store.clusterSlots,
   });
   // Watch from the moment the config is loaded: an edit during the warm-up is not lost.

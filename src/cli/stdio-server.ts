@@ -25,6 +25,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
     warmWorkers: 2,
     live: true,
     activityStore: store.activity,
+    toolPinStore: store.toolPins,
     ...(flags.codemode ? {} : { codeToolStore: store.codeTools }),
   });
   const server = flags.codemode

@@ -176,3 +176,8 @@ export const DEFAULT_CODE_TOOLS_MAX_MEMORY_MB = 512;
 export const DATABASE_URL_PATTERN = /^postgres(ql)?:\/\/\S+$/;
 /** `cluster_max_concurrent_requests`: calls in flight to one server across every instance. */
 export const MAX_CLUSTER_CONCURRENT_REQUESTS = 1_000;
+
+/** `tool_pinning`: pin on first sight and hold changes (tofu), hold every tool until approved (strict), or none. */
+export const TOOL_PINNING_MODES = ['tofu', 'strict', 'off'] as const;
+export type ToolPinning = (typeof TOOL_PINNING_MODES)[number];
+export const DEFAULT_TOOL_PINNING: ToolPinning = 'tofu';

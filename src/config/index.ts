@@ -1,4 +1,6 @@
 /** @module Config: defaults, loading and resolution. */
+
+export { TOOL_PINNING_MODES, type ToolPinning } from './defaults.ts';
 export {
   configLocation,
   configPath,

@@ -25,6 +25,7 @@ import {
   DEFAULT_SEARCH_MAX_RESULTS,
   DEFAULT_SHUTDOWN_GRACE_MS,
   DEFAULT_STARTUP_WAIT_MS,
+  DEFAULT_TOOL_PINNING,
   UPSTREAM_CONNECT_TIMEOUT_MS,
 } from './defaults.ts';
 import { CONFIG_DIR_VARIABLE, expandServerEnv, expandTopLevelEnv } from './expand-env.ts';
@@ -265,6 +266,7 @@ function resolveKnown(
     descriptionBudgetTokens:
       user.tool_description_budget_tokens ?? DEFAULT_DESCRIPTION_BUDGET_TOKENS,
     shutdownGraceMs: user.shutdown_grace_ms ?? DEFAULT_SHUTDOWN_GRACE_MS,
+    toolPinning: user.tool_pinning ?? DEFAULT_TOOL_PINNING,
     startupWaitMs: user.startup_wait_ms ?? DEFAULT_STARTUP_WAIT_MS,
     activity: {
       enabled: user.activity_enabled ?? true,

@@ -37,6 +37,7 @@ import {
   MIN_POOL_SIZE,
   MIN_TIMEOUT_MS,
   SERVER_NAME_PATTERN,
+  TOOL_PINNING_MODES,
 } from './defaults.ts';
 
 /** An integer in [min, max], with a message that states the range. */
@@ -171,6 +172,11 @@ export const userConfigSchema = z.object({
     .regex(INSTANCE_ID_PATTERN, { error: 'must be 1-32 characters of A-Z, a-z, 0-9, _ and -' })
     .optional(),
   tool_description_budget_tokens: intIn(0, MAX_DESCRIPTION_BUDGET_TOKENS).optional(),
+  tool_pinning: z
+    .enum(TOOL_PINNING_MODES, {
+      error: `must be one of ${TOOL_PINNING_MODES.map((m) => `"${m}"`).join(', ')} (the default is "tofu")`,
+    })
+    .optional(),
   shutdown_grace_ms: intIn(0, MAX_SHUTDOWN_GRACE_MS).optional(),
   code_mode: z
     .object(

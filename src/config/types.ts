@@ -1,4 +1,5 @@
 /** @module The resolved config: every field present, every default applied. */
+import type { ToolPinning } from './defaults.ts';
 
 export type UpstreamProtocol = 'stdio' | 'http' | 'sse';
 
@@ -94,6 +95,8 @@ export interface ResolvedConfig {
   toolkits: ToolkitConfig[];
   searchMaxResults: number;
   descriptionBudgetTokens: number;
+  /** Tool-definition pinning (`tool_pinning`): tofu, strict or off. */
+  toolPinning: ToolPinning;
   /** On SIGINT/SIGTERM, how long in-flight executions may still run (`shutdown_grace_ms`). */
   shutdownGraceMs: number;
   /** How long `codemux stdio`'s first tools/list waits for servers still connecting. */

@@ -1,11 +1,12 @@
 /** @module Which activity status an error code means (DESIGN.md's status vocabulary). */
 import type { ActivityStatus } from '../store/index.ts';
 
-/** Refused by policy: allowed servers, token scope, quarantine, call budget, queue, feature switch. */
+/** Refused by policy: allowed servers, token scope, quarantine, a held tool (pinning), call budget, queue, feature switch. */
 const BLOCKED = new Set([
   'SERVER_NOT_ALLOWED',
   'ACCESS_DENIED',
   'access_denied',
+  'TOOL_CHANGED',
   'MAX_TOOL_CALLS_EXCEEDED',
   'max_tool_calls_exceeded',
   'QUEUE_FULL',

@@ -51,6 +51,8 @@ export interface GateOptions {
   caller?: Caller;
   /** Dry run (the playground): calls pass every check and are answered by dryRunOutcome, never sent. */
   dryRun?: boolean;
+  /** Tool-definition pins (ToolPins): a held tool is refused (TOOL_CHANGED) and never sent. */
+  pins?: { refusalOf(server: string, tool: string): Refusal | undefined };
 }
 
 type Refusal = { code: string; message: string };
@@ -230,7 +232,8 @@ export class CallGate implements JobBridge {
         overBudget: true,
       };
     }
-    const refusal = this.policy(request.server);
+    const refusal =
+      this.policy(request.server) ?? this.options.pins?.refusalOf(request.server, request.tool);
     return refusal ? { refusal, overBudget: false } : undefined;
   }
 

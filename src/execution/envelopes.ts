@@ -83,6 +83,7 @@ const ASYNC_CODES: Record<string, { code: string; retryable: boolean }> = {
   RESULT_TOO_LARGE: { code: 'result_too_large', retryable: false },
   SERVER_NOT_ALLOWED: { code: 'access_denied', retryable: false },
   ACCESS_DENIED: { code: 'access_denied', retryable: false },
+  TOOL_CHANGED: { code: 'access_denied', retryable: false },
   MAX_TOOL_CALLS_EXCEEDED: { code: 'max_tool_calls_exceeded', retryable: false },
   INVALID_ARGS: { code: 'invalid_input', retryable: false },
 };

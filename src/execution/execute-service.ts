@@ -22,6 +22,7 @@ import { CallGate } from './call-gate.ts';
 import { featureDisabled, messageFor } from './caller-view.ts';
 import { fitExecuteResult } from './fit-execute.ts';
 import { mapGuestError } from './map-positions.ts';
+import type { ToolPins } from './tool-pins.ts';
 import { ADMIN, type Caller, type Envelope } from './types.ts';
 
 export type DiagnosticKind =
@@ -116,6 +117,8 @@ export interface ExecuteServiceDeps {
   logger: Logger;
   /** Where executions are recorded (absent: nothing is; `activity_enabled: false` pauses it). */
   activity?: ActivityRecorder;
+  /** Tool-definition pins: a held tool is refused before dispatch. */
+  pins?: ToolPins;
 }
 
 /** A failed run's result: the diagnostic, with what the program logged and called before. */
@@ -281,6 +284,7 @@ export class ExecuteService {
       maxResultBytes: limits.maxOutputBytes,
       memoryLimitBytes: limits.memoryLimitBytes,
       caller,
+      pins: this.deps.pins,
     });
     const outcome = await this.deps.executor.run(
       {

@@ -16,6 +16,7 @@ export {
 } from './execute-service.ts';
 export { createRuntime, type Runtime } from './runtime.ts';
 export { ExecutionService, type ExecutionServiceDeps } from './service.ts';
+export { type HeldTool, heldMessage, ToolPins } from './tool-pins.ts';
 export {
   ADMIN,
   type Caller,

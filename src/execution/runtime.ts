@@ -3,7 +3,7 @@ import { Catalog, type ToolEntry } from '../catalog/index.ts';
 import { CodeTools } from '../codetools/index.ts';
 import { maxUpstreamMessageBytes, type ResolvedConfig } from '../config/index.ts';
 import { SandboxPool } from '../sandbox/index.ts';
-import type { ActivityStore, CodeToolStore } from '../store/index.ts';
+import type { ActivityStore, CodeToolStore, ToolPinStore } from '../store/index.ts';
 import { type ClusterSlots, UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { ActivityLog } from './activity-log.ts';
@@ -11,6 +11,7 @@ import { ActivityRecorder } from './activity-recorder.ts';
 import { DrainingExecutor } from './drain.ts';
 import { ExecuteService } from './execute-service.ts';
 import { ExecutionService } from './service.ts';
+import { ToolPins } from './tool-pins.ts';
 
 export interface Runtime {
   config: () => ResolvedConfig;
@@ -25,6 +26,8 @@ export interface Runtime {
   codeTools?: CodeTools;
   /** The activity history, when the runtime has a store for it. */
   activity?: ActivityLog;
+  /** Tool-definition pins (`tool_pinning`): held tools, approvals. */
+  pins: ToolPins;
   /** Starts the warm sandbox workers; in live mode also connects every server (not awaited). */
   start(): Promise<void>;
   /**
@@ -36,19 +39,29 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
-/** Tools of every server that is neither disabled nor quarantined, as catalog entries. */
-function catalogEntries(registry: UpstreamRegistry): ToolEntry[] {
+const HELD_NEW = '(held until an administrator approves it)';
+
+/**
+ * Tools of every server that is neither disabled nor quarantined, as catalog entries. A held
+ * tool is marked `held`; one whose definition changed is shown as it was approved (the
+ * changed description is exactly what must not reach the agent before someone looks at it).
+ */
+function catalogEntries(registry: UpstreamRegistry, pins: ToolPins): ToolEntry[] {
   const entries: ToolEntry[] = [];
   for (const server of registry.status()) {
     if (server.state === 'disabled' || server.state === 'quarantined') continue;
     for (const tool of registry.tools(server.name)) {
+      const held = pins.holdOf(server.name, tool);
+      const shown = held?.before ?? tool;
       entries.push({
         namespace: server.name,
         name: tool.name,
         qualifiedName: `${server.name}.${tool.name}`,
-        description: tool.description ?? '',
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
+        // A new held tool has no approved text: its own is not shown until it is approved.
+        description: held && !held.before ? HELD_NEW : (shown.description ?? ''),
+        inputSchema: shown.inputSchema,
+        outputSchema: shown.outputSchema,
+        ...(held ? { held: true } : {}),
       });
     }
   }
@@ -65,6 +78,8 @@ export interface RuntimeOptions {
   clusterSlots?: ClusterSlots;
   /** Where executions are recorded; without it nothing is. */
   activityStore?: ActivityStore;
+  /** Where tool pins are kept; without it pins live as long as the process. */
+  toolPinStore?: ToolPinStore;
 }
 
 export function createRuntime(
@@ -73,12 +88,20 @@ export function createRuntime(
   options: RuntimeOptions = {},
 ): Runtime {
   let config = initial;
-  const registry = new UpstreamRegistry(config.servers, logger, {
+  const registry: UpstreamRegistry = new UpstreamRegistry(config.servers, logger, {
     live: options.live,
     clusterSlots: options.clusterSlots,
     // Read per message: a reloaded result bound applies to connections already open.
     maxMessageBytes: () => maxUpstreamMessageBytes(config),
+    // The last check before a call is sent, on the tool list as it is then.
+    admit: (server, tool) => pins.refusal(server, tool),
   });
+  const pins: ToolPins = new ToolPins(
+    registry,
+    () => config.toolPinning,
+    logger,
+    options.toolPinStore,
+  );
   const pool = new DrainingExecutor(
     new SandboxPool({
       size: config.codeExecution.poolSize,
@@ -89,9 +112,10 @@ export function createRuntime(
   );
   const current = () => config;
   const catalog = new Catalog({
-    entries: () => catalogEntries(registry),
+    entries: () => catalogEntries(registry, pins),
     toolkits: () => config.toolkits,
-    version: () => registry.version,
+    // Both only grow: their sum changes whenever either does (an approval changes no tool list).
+    version: () => registry.version + pins.version,
     maxSearchResults: () => config.searchMaxResults,
     unavailable: () =>
       registry
@@ -109,7 +133,15 @@ export function createRuntime(
     recorder && options.activityStore
       ? new ActivityLog(recorder, options.activityStore)
       : undefined;
-  const deps = { config: current, registry, catalog, executor: pool, logger, activity: recorder };
+  const deps = {
+    config: current,
+    registry,
+    catalog,
+    executor: pool,
+    logger,
+    activity: recorder,
+    pins,
+  };
   const service = new ExecutionService(deps);
   const execute = new ExecuteService(deps);
   const codeTools = options.codeToolStore
@@ -124,7 +156,10 @@ export function createRuntime(
     execute,
     ...(codeTools ? { codeTools } : {}),
     ...(activity ? { activity } : {}),
+    pins,
     start: async () => {
+      // Pins first: the first tool lists are judged against what the store holds.
+      await pins.start();
       if (options.live) registry.start();
       recorder?.start();
       await Promise.all([pool.start(), codeTools?.start()]);
@@ -142,6 +177,7 @@ export function createRuntime(
     drain: (graceMs) => pool.drain(graceMs),
     stop: () => {
       codeTools?.stop();
+      pins.stop();
       // The history is flushed last: nothing recorded is lost on a clean stop.
       stopping ??= Promise.all([pool.stop(), registry.stop()]).then(() => recorder?.stop());
       return stopping;

@@ -24,6 +24,7 @@ import { errorFor, featureDisabled } from './caller-view.ts';
 import { fitAnswer } from './fit-output.ts';
 import { cannotFit, type InputFacts, inputTooLarge } from './input-fit.ts';
 import { mapGuestError, preferParserError } from './map-positions.ts';
+import type { ToolPins } from './tool-pins.ts';
 import {
   ADMIN,
   type Caller,
@@ -43,6 +44,8 @@ export interface ExecutionServiceDeps {
   logger: Logger;
   /** Where executions are recorded (absent: nothing is; `activity_enabled: false` pauses it). */
   activity?: ActivityRecorder;
+  /** Tool-definition pins: a held tool is refused before dispatch (absent: nothing is held). */
+  pins?: ToolPins;
 }
 
 /** Where a run comes from, and how it runs. */
@@ -307,6 +310,7 @@ export class ExecutionService {
       caller: run.caller,
       dryRun: run.dryRun,
       memoryLimitBytes: run.memoryLimitMb * 1_048_576,
+      pins: this.deps.pins,
     });
     const outcome = await this.deps.executor.run(
       {

@@ -11,6 +11,7 @@ import { limitBody } from './body-limit.ts';
 import { codeToolRoutes } from './code-tools-routes.ts';
 import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
+import { pinRoutes } from './pin-routes.ts';
 import { restRoutes } from './rest-routes.ts';
 import { tokenRoutes } from './token-routes.ts';
 import type { GatewayEnv } from './types.ts';
@@ -172,6 +173,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   app.route('/api/v1', restRoutes(runtime, auth));
   // After restRoutes: its credential check runs first for these routes too.
   app.route('/api/v1/code-tools', codeToolRoutes(runtime));
+  app.route('/api/v1', pinRoutes(runtime));
 
   app.get('/ui', (c) => c.redirect('/ui/', 301));
   app.route(

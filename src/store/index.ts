@@ -19,6 +19,9 @@ export {
   type CodeToolStore,
   type CodeToolVersion,
   type ParamWrite,
+  type PinnedDefinition,
   type TokenRecord,
   type TokenStore,
+  type ToolPin,
+  type ToolPinStore,
 } from './types.ts';

@@ -92,4 +92,21 @@ export const MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE agent_tokens ADD COLUMN code_tools TEXT NOT NULL DEFAULT '[]'`,
     ],
   },
+  {
+    version: 4,
+    statements: [
+      `CREATE TABLE tool_pin_servers (
+         server TEXT PRIMARY KEY,
+         seen_at TEXT NOT NULL
+       )`,
+      `CREATE TABLE tool_pins (
+         server TEXT NOT NULL,
+         tool TEXT NOT NULL,
+         sha256 TEXT NOT NULL,
+         definition TEXT NOT NULL,
+         pinned_at TEXT NOT NULL,
+         PRIMARY KEY (server, tool)
+       )`,
+    ],
+  },
 ];

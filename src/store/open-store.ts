@@ -5,12 +5,14 @@ import { sqliteActivityStore } from './sqlite-activity-store.ts';
 import { sqliteCodeToolStore } from './sqlite-code-tool-store.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import { sqliteTokenStore } from './sqlite-token-store.ts';
-import type { ActivityStore, CodeToolStore, TokenStore } from './types.ts';
+import { sqliteToolPinStore } from './sqlite-tool-pin-store.ts';
+import type { ActivityStore, CodeToolStore, TokenStore, ToolPinStore } from './types.ts';
 
 export interface Store {
   tokens: TokenStore;
   activity: ActivityStore;
   codeTools: CodeToolStore;
+  toolPins: ToolPinStore;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export function openStore(dataDir: string): Store {
     tokens: sqliteTokenStore(db),
     activity: sqliteActivityStore(db),
     codeTools,
+    toolPins: sqliteToolPinStore(db),
     async close() {
       if (closed) return;
       closed = true;

@@ -6,6 +6,7 @@ import { type PgClusterSlots, pgClusterSlots } from './pg-cluster-slots.ts';
 import { pgCodeToolStore } from './pg-code-tool-store.ts';
 import { openPgDatabase } from './pg-database.ts';
 import { pgTokenStore } from './pg-token-store.ts';
+import { pgToolPinStore } from './pg-tool-pin-store.ts';
 
 export interface PgStore extends Store {
   clusterSlots: PgClusterSlots;
@@ -22,6 +23,7 @@ export async function openPgStore(url: string, source = 'database_url'): Promise
     tokens,
     activity: pgActivityStore(db),
     codeTools,
+    toolPins: pgToolPinStore(db),
     clusterSlots,
     async close() {
       if (closed) return;

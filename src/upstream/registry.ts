@@ -65,6 +65,8 @@ export interface RegistryOptions {
   clusterSlots?: ClusterSlots;
   /** The largest message an upstream may send (config's maxUpstreamMessageBytes, read per message). */
   maxMessageBytes?: () => number;
+  /** Asked just before a call is sent, with the tool as listed now: a refusal keeps it unsent (pinning). */
+  admit?: (server: string, tool: ToolInfo) => { code: 'TOOL_CHANGED'; message: string } | undefined;
 }
 
 /**
@@ -89,7 +91,7 @@ export class UpstreamRegistry extends EventEmitter {
   constructor(
     servers: readonly ServerConfig[],
     private readonly logger: Logger,
-    options: RegistryOptions = {},
+    private readonly options: RegistryOptions = {},
   ) {
     super();
     // Every MCP session listens for upstream logs (and tool changes) until it closes: with more
@@ -326,7 +328,8 @@ export class UpstreamRegistry extends EventEmitter {
     const started = entry.connection.connected ? STARTED : await this.ensureStarted(server);
     if (!started.ok) return { ok: false, code: 'SERVER_UNAVAILABLE', message: started.message };
     const tools = entry.connection.tools();
-    if (!tools.some((t) => t.name === tool)) {
+    const listed = tools.find((t) => t.name === tool);
+    if (!listed) {
       const hint = didYouMean(
         tool,
         tools.map((t) => t.name),
@@ -337,6 +340,8 @@ export class UpstreamRegistry extends EventEmitter {
         message: `tool not found: ${server}.${tool}${hint}`,
       };
     }
+    const refused = this.options.admit?.(server, listed);
+    if (refused) return { ok: false, ...refused };
     const release = entry.limiter.tryAcquire() ?? (await entry.limiter.acquire(options.signal));
     if (!release) {
       if (options.signal?.aborted) return cancelled(server, tool);

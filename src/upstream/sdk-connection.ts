@@ -202,10 +202,14 @@ export class SdkConnection implements UpstreamConnection {
       for (const t of page.tools) {
         tools.push({
           name: t.name,
+          ...(t.title === undefined ? {} : { title: t.title }),
           description: t.description,
           // Already bounded one tool at a time by the transport guard (guarded-transport.ts).
           inputSchema: t.inputSchema as Record<string, unknown>,
           outputSchema: t.outputSchema as Record<string, unknown> | undefined,
+          ...(t.annotations === undefined
+            ? {}
+            : { annotations: t.annotations as Record<string, unknown> }),
         });
       }
       cursor = page.nextCursor;

@@ -3,9 +3,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 export interface ToolInfo {
   name: string;
+  title?: string;
   description?: string;
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
+  /** MCP tool annotations (destructiveHint, readOnlyHint, ...), as the server listed them. */
+  annotations?: Record<string, unknown>;
 }
 
 export interface CallOptions {
@@ -22,7 +25,9 @@ export type CallFailureCode =
   /** The result broke the tool's own output schema (the SDK client checks it). */
   | 'INVALID_OUTPUT'
   /** The result is larger than the gateway accepts from one call (see result-bounds.ts). */
-  | 'RESULT_TOO_LARGE';
+  | 'RESULT_TOO_LARGE'
+  /** The tool's definition is held by tool pinning (never sent). */
+  | 'TOOL_CHANGED';
 
 /** A call either reached the tool (even one answering isError) or failed with a code. */
 export type CallOutcome =

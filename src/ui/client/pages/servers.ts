@@ -1,4 +1,8 @@
-/** @module Servers: a row per upstream (GET /api/v1/servers), and one server's tools. */
+/**
+ * @module Servers: a row per upstream (GET /api/v1/servers) with its held tools counted, and
+ * one server's tools, a held one with its before / after definitions and an "Approve" button
+ * (GET /api/v1/tools/held, POST .../approve; see docs/pinning.md).
+ */
 import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say } from '../dom.ts';
 import { outputBlock } from '../output.ts';
@@ -11,31 +15,94 @@ interface ServerRow {
   last_error?: string;
 }
 
+interface HeldTool {
+  server: string;
+  tool: string;
+  change: 'new' | 'changed';
+  fields: string[];
+  before: unknown;
+  after: unknown;
+}
+
+/** The held tools (empty when they cannot be read: the page still shows the rest). */
+async function heldTools(): Promise<HeldTool[]> {
+  const answer = await api('GET', '/tools/held');
+  return answer.status === 200 ? (answer.json.items as HeldTool[]) : [];
+}
+
 export async function serversPage(): Promise<void> {
-  const answer = await api('GET', '/servers');
+  const [answer, held] = await Promise.all([api('GET', '/servers'), heldTools()]);
   if (!answer.json.ok) return say(errorText(answer), true);
   const servers = answer.json.value.servers as ServerRow[];
   fillRows(
     byId('rows'),
-    servers.map((s) =>
-      h(
+    servers.map((s) => {
+      const n = held.filter((t) => t.server === s.name).length;
+      return h(
         'tr',
         {},
         h('th', { scope: 'row' }, h('a', { href: `/ui/servers/${seg(s.name)}` }, s.name)),
         h('td', {}, badge(s.state)),
         h('td', {}, s.protocol),
-        h('td', { class: 'num' }, s.tools),
+        h('td', { class: 'num' }, s.tools, n > 0 ? ' ' : '', n > 0 ? badge('held') : ''),
         h('td', { class: s.last_error ? 'error' : '' }, s.last_error ?? ''),
-      ),
-    ),
+      );
+    }),
     'No servers in the config.',
+  );
+  if (held.length > 0)
+    say(`${held.length} held tool${held.length === 1 ? '' : 's'}: open the server to approve`);
+}
+
+function heldCell(server: string, t: HeldTool, main: HTMLElement): HTMLElement {
+  const approve = h(
+    'button',
+    {
+      type: 'button',
+      onclick: async () => {
+        approve.setAttribute('disabled', '');
+        const answer = await api('POST', `/servers/${seg(server)}/tools/${seg(t.tool)}/approve`);
+        if (answer.status !== 200) {
+          approve.removeAttribute('disabled');
+          return say(errorText(answer), true);
+        }
+        await serverPage(main);
+        say(`approved ${server}.${t.tool}`);
+      },
+    },
+    'Approve',
+  );
+  return h(
+    'div',
+    { class: 'held' },
+    h(
+      'p',
+      {},
+      t.change === 'new'
+        ? 'Held: new, never approved.'
+        : `Held: changed since it was approved (${t.fields.join(', ')}).`,
+    ),
+    h(
+      'details',
+      { open: true },
+      h('summary', {}, 'Before / after'),
+      h('p', {}, 'Before (approved)'),
+      t.before === null ? h('p', {}, 'none: a new tool') : outputBlock(t.before, 'Before'),
+      h('p', {}, 'After (listed now)'),
+      outputBlock(t.after, 'After'),
+    ),
+    approve,
   );
 }
 
 export async function serverPage(main: HTMLElement): Promise<void> {
   const name = main.dataset.name ?? '';
-  const answer = await api('GET', `/servers/${seg(name)}/tools`);
+  const [answer, allHeld] = await Promise.all([
+    api('GET', `/servers/${seg(name)}/tools`),
+    heldTools(),
+  ]);
   if (!answer.json.ok) return say(errorText(answer), true);
+  const held = new Map(allHeld.filter((t) => t.server === name).map((t) => [t.tool, t]));
   const tools = answer.json.value.tools as Array<{
     name: string;
     description: string;
@@ -43,15 +110,16 @@ export async function serverPage(main: HTMLElement): Promise<void> {
   }>;
   fillRows(
     byId('rows'),
-    tools.map((t) =>
-      h(
+    tools.map((t) => {
+      const hold = held.get(t.name);
+      return h(
         'tr',
         {},
-        h('th', { scope: 'row' }, t.name),
-        h('td', {}, t.description),
+        h('th', { scope: 'row' }, t.name, hold ? ' ' : '', hold ? badge('held') : ''),
+        h('td', {}, t.description, hold ? heldCell(name, hold, main) : ''),
         h('td', {}, h('details', {}, h('summary', {}, 'Schema'), outputBlock(t.input_schema))),
-      ),
-    ),
+      );
+    }),
     'This server lists no tools (it may not be connected).',
   );
 }

@@ -1,0 +1,91 @@
+/**
+ * Held tools on the dashboard's Servers pages, in headless Chromium against a real
+ * `codemux serve` whose upstream changes a tool after it was pinned.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
+import { ROOT, writeConfig } from './helpers.ts';
+
+const UI_TIMEOUT_MS = 15_000;
+const POLL = { timeout: UI_TIMEOUT_MS };
+const MUTABLE = path.join(ROOT, 'test', 'fixtures', 'mutable-server.mjs');
+const SCHEMA = { type: 'object', properties: { text: { type: 'string' } } };
+
+let gw: RunningGateway;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  const config = writeConfig({});
+  const toolsFile = path.join(path.dirname(config), 'tools.json');
+  fs.writeFileSync(
+    toolsFile,
+    JSON.stringify([{ name: 'echo', description: 'Echo v1', inputSchema: SCHEMA }]),
+  );
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: [
+        {
+          name: 'mut',
+          command: process.execPath,
+          args: [MUTABLE],
+          env: { MUTABLE_TOOLS_FILE: toolsFile },
+        },
+      ],
+    }),
+  );
+  gw = await startGateway(config);
+  await waitUntilReady(gw);
+  fs.writeFileSync(
+    toolsFile,
+    JSON.stringify([{ name: 'echo', description: 'Echo v2, changed', inputSchema: SCHEMA }]),
+  );
+  await gw.rest('POST', '/api/v1/code/exec', { code: "call_tool('mut','relist',{})" });
+  const deadline = Date.now() + 20_000;
+  while ((await gw.rest('GET', '/api/v1/tools/held')).json.items.length !== 1) {
+    if (Date.now() > deadline) throw new Error('mut.echo was never held');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
+  page = await (await browser.newContext()).newPage();
+  page.setDefaultTimeout(UI_TIMEOUT_MS);
+  await page.goto(`${gw.url}/ui/`);
+  await page.getByLabel('API key').fill(gw.key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/ui\/servers/);
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+
+const ready = () => page.locator('main[data-ready="true"]').waitFor({ timeout: UI_TIMEOUT_MS });
+const text = (selector: ReturnType<Page['locator']>) => async () =>
+  (await selector.textContent()) ?? '';
+
+it('marks a held tool on the Servers pages with before / after and approves it', async () => {
+  await page.goto(`${gw.url}/ui/servers`);
+  await ready();
+  const row = page.getByRole('table', { name: 'Servers' }).getByRole('row', { name: /mut/ });
+  await expect.poll(text(row), POLL).toContain('held');
+  await page.getByRole('link', { name: 'mut' }).click();
+  await ready();
+  const echo = page.getByRole('row').filter({ hasText: /^echo held/ });
+  await expect.poll(text(echo), POLL).toContain('changed since it was approved (description)');
+  await expect.poll(text(echo.getByLabel('Before')), POLL).toContain('"Echo v1"');
+  await expect.poll(text(echo.getByLabel('After')), POLL).toContain('"Echo v2, changed"');
+  await echo.getByRole('button', { name: 'Approve' }).click();
+  await expect.poll(text(page.locator('#status')), POLL).toContain('approved mut.echo');
+  await expect.poll(() => page.getByRole('button', { name: 'Approve' }).count(), POLL).toBe(0);
+  expect((await gw.rest('GET', '/api/v1/tools/held')).json.items).toEqual([]);
+  const call = await gw.rest('POST', '/api/v1/code/exec', { code: "call_tool('mut','echo',{})" });
+  expect(call.json.value.ok).toBe(true);
+}, 60_000);
