@@ -333,6 +333,33 @@ describe('tool pinning: strict and off', () => {
   }, 60_000);
 });
 
+describe('tool pinning: a change the server announces', () => {
+  let g: RunningGateway;
+  let files: ReturnType<typeof setup>;
+  beforeAll(async () => {
+    files = setup([echo('Echo v1')]);
+    g = await startGateway(files.configFile);
+    await waitUntilReady(g);
+  }, 60_000);
+  afterAll(async () => {
+    await g?.stop();
+  });
+
+  it('is judged before the next call goes out, even one made right after tools/list_changed', async () => {
+    // The call right after relist raced the re-listing: it was judged on the old list and sent.
+    for (let round = 2; round <= 6; round++) {
+      fs.writeFileSync(files.toolsFile, JSON.stringify([echo(`Echo v${round}`)]));
+      const body = await exec(
+        g,
+        "call_tool('mut','relist',{}); call_tool('mut','echo',{text:'a'})",
+      );
+      expect(body.value.error?.code, `round ${round}`).toBe('TOOL_CHANGED');
+      expect((await g.rest('POST', '/api/v1/servers/mut/tools/echo/approve')).status).toBe(200);
+    }
+    expect((await counts(g)).echo).toBeUndefined();
+  }, 60_000);
+});
+
 it('the CLI says it needs the running gateway, and refuses a malformed target', async () => {
   const { configFile } = setup([echo('Echo v1')], { listen: '127.0.0.1:1' });
   const held = await runCli(['tools', 'held', '--config', configFile]);

@@ -327,6 +327,8 @@ export class UpstreamRegistry extends EventEmitter {
     // microtask queue each (three per call, on the path of every call).
     const started = entry.connection.connected ? STARTED : await this.ensureStarted(server);
     if (!started.ok) return { ok: false, code: 'SERVER_UNAVAILABLE', message: started.message };
+    // A change the server announced is read before the call is judged against its tools.
+    if (entry.connection.relisting) await entry.connection.relisting;
     const tools = entry.connection.tools();
     const listed = tools.find((t) => t.name === tool);
     if (!listed) {

@@ -36,6 +36,8 @@ export class SdkConnection implements UpstreamConnection {
   private readonly seenErrors = new WeakSet<object>();
   private starting: Promise<void> | undefined;
   private toolList: ToolInfo[] = [];
+  /** While a changed tool list is being read (UpstreamConnection.relisting). */
+  relisting: Promise<void> | undefined;
   private readonly stderr = new StderrTail();
   private resultSchema: unknown;
 
@@ -131,6 +133,11 @@ export class SdkConnection implements UpstreamConnection {
     client.onerror = (error) => this.noticeTransportError(client, error);
     client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
       if (this.client !== client) return;
+      let listed!: () => void;
+      const relisting = new Promise<void>((resolve) => {
+        listed = resolve;
+      });
+      this.relisting = relisting;
       try {
         this.toolList = await this.listTools(client);
         this.logger.info(
@@ -143,6 +150,9 @@ export class SdkConnection implements UpstreamConnection {
           { server: this.name, err: (error as Error).message },
           'listing changed tools failed',
         );
+      } finally {
+        if (this.relisting === relisting) this.relisting = undefined;
+        listed();
       }
     });
     this.resultSchema ??= rawResultSchema(sdk.CallToolResultSchema);

@@ -55,6 +55,11 @@ export interface UpstreamConnection {
   stop(): Promise<void>;
   readonly connected: boolean;
   tools(): readonly ToolInfo[];
+  /**
+   * Set from a tools/list_changed notice until the new list is read: a call waits for it, so
+   * it is judged (pinning) against the tools as they are now, never the list before the change.
+   */
+  readonly relisting?: Promise<void>;
   /** Rejects on transport errors, timeouts and cancellation. */
   callTool(
     tool: string,
