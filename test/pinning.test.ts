@@ -368,4 +368,8 @@ it('the CLI says it needs the running gateway, and refuses a malformed target', 
   const bad = await runCli(['tools', 'approve', 'mut.', '--config', configFile]);
   expect(bad.code).toBe(2);
   expect(bad.stderr).toContain('"mut." is not SERVER.TOOL or SERVER');
+  // A server part no server can be named (SERVER_NAME_PATTERN) is malformed too.
+  const badServer = await runCli(['tools', 'approve', 'b@d.x', '--config', configFile]);
+  expect(badServer.code).toBe(2);
+  expect(badServer.stderr).toContain('"b@d.x" is not SERVER.TOOL or SERVER');
 });

@@ -3,6 +3,7 @@
  * (the pins it holds are the ones that decide; a standalone approval would not reach it).
  */
 import type { Command } from 'commander';
+import { SERVER_NAME_PATTERN } from '../config/defaults.ts';
 import type { HeldTool } from '../execution/index.ts';
 import { CliError } from './cli-error.ts';
 import { type Daemon, daemonRequest, findDaemon } from './daemon-client.ts';
@@ -87,7 +88,7 @@ async function approve(target: string, flags: Flags): Promise<void> {
   const dot = target.indexOf('.');
   const server = dot < 0 ? target : target.slice(0, dot);
   const tool = dot < 0 ? undefined : target.slice(dot + 1);
-  if (server === '' || tool === '') {
+  if (!SERVER_NAME_PATTERN.test(server) || tool === '') {
     throw new CliError(`"${target}" is not SERVER.TOOL or SERVER (e.g. github.create_issue)`);
   }
   const daemon = await gateway(flags);
