@@ -357,6 +357,13 @@ describe('tool pinning: a change the server announces', () => {
       expect((await g.rest('POST', '/api/v1/servers/mut/tools/echo/approve')).status).toBe(200);
     }
     expect((await counts(g)).echo).toBeUndefined();
+    // The log line names the server once (the registry's child logger carries it).
+    const changed = g
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('upstream tools changed'));
+    expect(changed.length).toBeGreaterThan(0);
+    for (const line of changed) expect(line.match(/"server":/g)).toHaveLength(1);
   }, 60_000);
 });
 

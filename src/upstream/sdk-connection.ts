@@ -43,6 +43,7 @@ export class SdkConnection implements UpstreamConnection {
 
   constructor(
     private readonly server: ServerConfig,
+    /** Bound to the server's name (the registry passes logger.child({server})). */
     private readonly logger: Logger,
     /** The largest message the server may send (the gateway passes maxUpstreamMessageBytes of its config). */
     private readonly maxMessageBytes: () => number = DEFAULT_MAX_MESSAGE_BYTES,
@@ -77,10 +78,7 @@ export class SdkConnection implements UpstreamConnection {
         cwd: s.cwd,
       },
       sdk,
-      (stream) =>
-        this.stderr.attach(stream, (line) =>
-          this.logger.debug({ server: s.name }, `stderr: ${line}`),
-        ),
+      (stream) => this.stderr.attach(stream, (line) => this.logger.debug(`stderr: ${line}`)),
       this.maxMessageBytes,
       this.schedule,
     );
@@ -91,7 +89,7 @@ export class SdkConnection implements UpstreamConnection {
     if (this.client !== client) return;
     this.client = undefined;
     this.failuresInARow = 0;
-    this.logger.warn({ server: this.name, reason }, 'upstream connection lost');
+    this.logger.warn({ reason }, 'upstream connection lost');
     void client.close().catch(() => {});
     this.onClose?.(reason);
   }
@@ -121,7 +119,7 @@ export class SdkConnection implements UpstreamConnection {
     const inner = this.transport(sdk);
     const transport = new GuardedTransport(
       inner,
-      (reason) => this.logger.warn({ server: this.name }, `dropped an upstream message: ${reason}`),
+      (reason) => this.logger.warn(`dropped an upstream message: ${reason}`),
       this.maxMessageBytes,
     );
     client.onclose = () => {
@@ -140,16 +138,10 @@ export class SdkConnection implements UpstreamConnection {
       this.relisting = relisting;
       try {
         this.toolList = await this.listTools(client);
-        this.logger.info(
-          { server: this.name, tools: this.toolList.length },
-          'upstream tools changed',
-        );
+        this.logger.info({ tools: this.toolList.length }, 'upstream tools changed');
         this.onToolsChanged?.();
       } catch (error) {
-        this.logger.warn(
-          { server: this.name, err: (error as Error).message },
-          'listing changed tools failed',
-        );
+        this.logger.warn({ err: (error as Error).message }, 'listing changed tools failed');
       } finally {
         if (this.relisting === relisting) this.relisting = undefined;
         listed();
@@ -184,10 +176,7 @@ export class SdkConnection implements UpstreamConnection {
       this.toolList = tools;
       this.failuresInARow = 0;
       this.client = client;
-      this.logger.debug(
-        { server: this.name, tools: tools.length, ms: Date.now() - started },
-        'upstream connected',
-      );
+      this.logger.debug({ tools: tools.length, ms: Date.now() - started }, 'upstream connected');
     } catch (error) {
       await client.close().catch(() => {});
       // Let the child flush what it wrote before it died.
