@@ -10,6 +10,20 @@ export const BIN = path.join(ROOT, 'bin', 'codemux.js');
 export const FIXTURE_SERVER = path.join(ROOT, 'test', 'fixtures', 'fixture-server.mjs');
 const MODULES = path.join(ROOT, 'node_modules', '@modelcontextprotocol');
 
+/** The JSON text of an MCP `initialize` request (2025-11-25), for tests that speak HTTP without the SDK client. */
+export function initializeBody(clientName = 't', id = 1): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: clientName, version: '1' },
+    },
+  });
+}
+
 export const SERVERS = {
   fixture: { name: 'fixture', command: process.execPath, args: [FIXTURE_SERVER] },
   everything: {

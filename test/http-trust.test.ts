@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { BIN, runCli, SERVERS, writeConfig } from './helpers.ts';
+import { BIN, initializeBody, runCli, SERVERS, writeConfig } from './helpers.ts';
 
 /** A stdio "server" that dies at start, leaving a host path and Node's internal frames on stderr. */
 const BROKEN = {
@@ -478,16 +478,7 @@ describe('MCP logging and resumable streams', () => {
     const init = await fetch(`${gateway.url}/mcp`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 't', version: '1' },
-        },
-      }),
+      body: initializeBody(),
     });
     const session = init.headers.get('mcp-session-id')!;
     expect(await init.text()).toMatch(/^id: \S+\nretry: \d+\n/);

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { SERVERS, writeConfig } from './helpers.ts';
+import { initializeBody, SERVERS, writeConfig } from './helpers.ts';
 
 const PROTOCOL = '2025-11-25';
 const HEADERS = {
@@ -14,12 +14,7 @@ const HEADERS = {
   accept: 'application/json, text/event-stream',
   'mcp-protocol-version': PROTOCOL,
 };
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 't', version: '1' } },
-});
+const INITIALIZE = initializeBody();
 
 async function connect(gateway: RunningGateway, path = '/mcp') {
   const transport = new StreamableHTTPClientTransport(new URL(`${gateway.url}${path}`));

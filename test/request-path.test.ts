@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { SERVERS, writeConfig } from './helpers.ts';
+import { initializeBody, SERVERS, writeConfig } from './helpers.ts';
 
 const HEADERS = {
   'content-type': 'application/json',
@@ -43,16 +43,7 @@ beforeAll(async () => {
   const init = await fetch(`${gateway.url}/mcp`, {
     method: 'POST',
     headers: HEADERS,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'request-path', version: '1' },
-      },
-    }),
+    body: initializeBody('request-path', 0),
   });
   session = init.headers.get('mcp-session-id')!;
   await init.text();
@@ -156,16 +147,7 @@ describe('answers in JSON or over SSE', () => {
     const other = await fetch(`${gateway.url}/mcp`, {
       method: 'POST',
       headers: HEADERS,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'closing', version: '1' },
-        },
-      }),
+      body: initializeBody('closing', 0),
     });
     const id = other.headers.get('mcp-session-id')!;
     await other.text();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { initializeBody } from '../../test/helpers.ts';
 import { resolveConfig } from '../config/index.ts';
 import { createRuntime, type Runtime } from '../execution/index.ts';
 import { silentLogger } from '../util/logger.ts';
@@ -9,16 +10,7 @@ const initialize = (accept = 'application/json, text/event-stream') =>
   new Request('http://127.0.0.1/mcp', {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 't', version: '1' },
-      },
-    }),
+    body: initializeBody(),
   });
 
 let runtime: Runtime;
