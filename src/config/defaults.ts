@@ -181,3 +181,25 @@ export const MAX_CLUSTER_CONCURRENT_REQUESTS = 1_000;
 export const TOOL_PINNING_MODES = ['tofu', 'strict', 'off'] as const;
 export type ToolPinning = (typeof TOOL_PINNING_MODES)[number];
 export const DEFAULT_TOOL_PINNING: ToolPinning = 'tofu';
+
+/** `tool_policy`: what happens to a call before dispatch (allow it, hold it for a person, refuse it). */
+export const POLICY_ACTIONS = ['allow', 'ask', 'deny'] as const;
+export type PolicyAction = (typeof POLICY_ACTIONS)[number];
+export const DEFAULT_POLICY_ACTION: PolicyAction = 'allow';
+/** Tools annotated `destructiveHint: true` (and not `readOnlyHint: true`). */
+export const DEFAULT_DESTRUCTIVE_ACTION: PolicyAction = 'ask';
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
+export const MIN_APPROVAL_TIMEOUT_MS = 1_000;
+export const MAX_APPROVAL_TIMEOUT_MS = 3_600_000;
+/** Rules a policy may hold (first match wins; checked on every call). */
+export const MAX_POLICY_RULES = 1_000;
+/** Longest glob of a rule's `server` or `tool`. */
+export const MAX_POLICY_GLOB_CHARS = 200;
+/** Approvals pending at once on one gateway; the next `ask` call is refused (QUEUE_FULL). */
+export const MAX_PENDING_APPROVALS = 100;
+/** An approval's arguments as shown (REST, dashboard, elicitation) are cut here; the digest covers them whole. */
+export const MAX_APPROVAL_DISPLAY_BYTES = 8_192;
+/** While a call waits for a decision, a progress notification this often (when the request has a progressToken). */
+export const APPROVAL_PROGRESS_INTERVAL_MS = 5_000;
+/** Decided and expired approvals kept in the store this long. */
+export const APPROVAL_RETENTION_DAYS = 30;

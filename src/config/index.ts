@@ -1,6 +1,11 @@
 /** @module Config: defaults, loading and resolution. */
 
-export { TOOL_PINNING_MODES, type ToolPinning } from './defaults.ts';
+export {
+  POLICY_ACTIONS,
+  type PolicyAction,
+  TOOL_PINNING_MODES,
+  type ToolPinning,
+} from './defaults.ts';
 export {
   configLocation,
   configPath,
@@ -13,8 +18,10 @@ export { isLoopback, resolveConfig } from './resolve.ts';
 export type {
   CodeExecutionConfig,
   CodeModeConfig,
+  PolicyRule,
   ResolvedConfig,
   ServerConfig,
+  ToolPolicy,
   UpstreamProtocol,
 } from './types.ts';
 export { maxUpstreamMessageBytes } from './upstream-bound.ts';

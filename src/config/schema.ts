@@ -7,6 +7,7 @@ import {
   MAX_ACTIVITY_REDACT_KEY_CHARS,
   MAX_ACTIVITY_REDACT_KEYS,
   MAX_ACTIVITY_RETENTION_DAYS,
+  MAX_APPROVAL_TIMEOUT_MS,
   MAX_CLUSTER_CONCURRENT_REQUESTS,
   MAX_CODE_MODE_MEMORY_BYTES,
   MAX_CONCURRENT_REQUESTS_LIMIT,
@@ -19,6 +20,8 @@ import {
   MAX_MAX_REQUEST_BYTES,
   MAX_MAX_RESULT_BYTES,
   MAX_MEMORY_LIMIT_MB,
+  MAX_POLICY_GLOB_CHARS,
+  MAX_POLICY_RULES,
   MAX_POOL_SIZE,
   MAX_QUEUE_SIZE,
   MAX_SEARCH_RESULTS,
@@ -26,6 +29,7 @@ import {
   MAX_STARTUP_WAIT_MS,
   MAX_TIMEOUT_MS,
   MIN_ACTIVITY_MAX_RECORDS,
+  MIN_APPROVAL_TIMEOUT_MS,
   MIN_CONNECT_TIMEOUT_MS,
   MIN_MAX_HOST_CALLS,
   MIN_MAX_MCP_SESSIONS,
@@ -36,6 +40,7 @@ import {
   MIN_MEMORY_LIMIT_MB,
   MIN_POOL_SIZE,
   MIN_TIMEOUT_MS,
+  POLICY_ACTIONS,
   SERVER_NAME_PATTERN,
   TOOL_PINNING_MODES,
 } from './defaults.ts';
@@ -90,6 +95,19 @@ export const userServerSchema = z.object({
 });
 
 export type UserServerConfig = z.infer<typeof userServerSchema>;
+
+/** A `tool_policy` action. */
+const policyAction = z.enum(POLICY_ACTIONS, {
+  error: `must be one of ${POLICY_ACTIONS.map((a) => `"${a}"`).join(', ')}`,
+});
+
+/** A rule's `server` or `tool`: a name in which `*` matches any run of characters. */
+const policyGlob = z
+  .string({
+    error: 'must be a name or a glob (a string; `*` matches any characters), like "delete_*"',
+  })
+  .min(1, { error: 'must not be empty (use "*" for any)' })
+  .max(MAX_POLICY_GLOB_CHARS, { error: `must be at most ${MAX_POLICY_GLOB_CHARS} characters` });
 
 export const userConfigSchema = z.object({
   listen: z
@@ -176,6 +194,35 @@ export const userConfigSchema = z.object({
     .enum(TOOL_PINNING_MODES, {
       error: `must be one of ${TOOL_PINNING_MODES.map((m) => `"${m}"`).join(', ')} (the default is "tofu")`,
     })
+    .optional(),
+  tool_policy: z
+    .object(
+      {
+        default: policyAction.optional(),
+        destructive: policyAction.optional(),
+        rules: z
+          .array(
+            z.object(
+              { server: policyGlob, tool: policyGlob, action: policyAction },
+              {
+                error:
+                  'must be an object {server, tool, action}, like {"server": "github", "tool": "delete_*", "action": "ask"}',
+              },
+            ),
+            {
+              error:
+                'must be an array of {server, tool, action}, like [{"server": "*", "tool": "delete_*", "action": "deny"}]',
+            },
+          )
+          .max(MAX_POLICY_RULES, { error: `must hold at most ${MAX_POLICY_RULES} rules` })
+          .optional(),
+        approval_timeout_ms: intIn(MIN_APPROVAL_TIMEOUT_MS, MAX_APPROVAL_TIMEOUT_MS).optional(),
+      },
+      {
+        error:
+          'must be an object with default, destructive, rules and approval_timeout_ms (all optional)',
+      },
+    )
     .optional(),
   shutdown_grace_ms: intIn(0, MAX_SHUTDOWN_GRACE_MS).optional(),
   code_mode: z

@@ -1,5 +1,5 @@
 /** @module The resolved config: every field present, every default applied. */
-import type { ToolPinning } from './defaults.ts';
+import type { PolicyAction, ToolPinning } from './defaults.ts';
 
 export type UpstreamProtocol = 'stdio' | 'http' | 'sse';
 
@@ -60,6 +60,21 @@ export interface CodeModeConfig {
   maxOutputBytes: number;
 }
 
+/** One `tool_policy.rules` entry: `*` globs over the server and tool names. */
+export interface PolicyRule {
+  server: string;
+  tool: string;
+  action: PolicyAction;
+}
+
+/** `tool_policy`, resolved: every field set. */
+export interface ToolPolicy {
+  default: PolicyAction;
+  destructive: PolicyAction;
+  rules: PolicyRule[];
+  approvalTimeoutMs: number;
+}
+
 export interface ToolkitConfig {
   name: string;
   description: string;
@@ -97,6 +112,8 @@ export interface ResolvedConfig {
   descriptionBudgetTokens: number;
   /** Tool-definition pinning (`tool_pinning`): tofu, strict or off. */
   toolPinning: ToolPinning;
+  /** What each upstream call may do before dispatch (`tool_policy`). */
+  toolPolicy: ToolPolicy;
   /** On SIGINT/SIGTERM, how long in-flight executions may still run (`shutdown_grace_ms`). */
   shutdownGraceMs: number;
   /** How long `codemux stdio`'s first tools/list waits for servers still connecting. */

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { ToolPinning } from '../config/index.ts';
 import type { PinnedDefinition, ToolPin, ToolPinStore } from '../store/index.ts';
 import type { ToolInfo, UpstreamRegistry } from '../upstream/index.ts';
+import { canonicalJson } from '../util/canonical-json.ts';
 import type { Logger } from '../util/logger.ts';
 
 /** The pinned fields, in the order a TOOL_CHANGED message lists them. */
@@ -31,18 +32,6 @@ export interface HeldTool {
   /** The approved definition; null for a tool never approved. */
   before: PinnedDefinition | null;
   after: PinnedDefinition;
-}
-
-/** JSON with every object's keys sorted, recursively (undefined members left out). */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value)
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** The pinned fields of a listed tool (absent fields stay absent). */

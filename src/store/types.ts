@@ -232,3 +232,71 @@ export interface ToolPinStore {
   /** Calls `listener` when another instance changed pins; returns the unsubscribe. */
   onChange(listener: () => void): () => void;
 }
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
+export const APPROVAL_STATUSES: readonly ApprovalStatus[] = [
+  'pending',
+  'approved',
+  'denied',
+  'expired',
+];
+
+/** One held upstream call waiting for (or given) a person's decision (`tool_policy` "ask"). */
+export interface ApprovalRecord {
+  /** Sortable by time, like activity ids. */
+  id: string;
+  status: ApprovalStatus;
+  server: string;
+  tool: string;
+  /** The arguments as shown: JSON, or a string with a marker when cut (8 KiB). */
+  args: unknown;
+  /** Lowercase hex SHA-256 of the whole arguments' canonical JSON (keys sorted). */
+  args_sha256: string;
+  /** "annotated destructive", "rule N" or "default". */
+  reason: string;
+  /** `admin` or `token:<name>`. */
+  caller: string;
+  /** The execution's activity record (null when the history is off). */
+  activity_id: string | null;
+  /** The program that made the call (cut like the history's code). */
+  code: string | null;
+  /** ISO 8601 UTC. */
+  created_at: string;
+  expires_at: string;
+  /** Who decided (`admin`, `elicitation`, `terminal`, ...); for an expired one, what ended it. */
+  decided_by: string | null;
+  decided_at: string | null;
+  /** The instance holding the call. */
+  instance_id: string;
+}
+
+/** What a decision did: decided now, already decided (or expired), or no such approval. */
+export type ApprovalDecideOutcome =
+  | { outcome: 'decided'; approval: ApprovalRecord }
+  | { outcome: 'already'; approval: ApprovalRecord }
+  | { outcome: 'missing' };
+
+/** Approvals; asynchronous so PostgreSQL fits behind the same contract. */
+export interface ApprovalStore {
+  create(approval: ApprovalRecord): Promise<void>;
+  get(id: string): Promise<ApprovalRecord | undefined>;
+  /** Newest first, at most `limit`; only `status` when given. */
+  list(query: { status?: ApprovalStatus; limit: number }): Promise<ApprovalRecord[]>;
+  /**
+   * Moves a pending approval to `status` atomically (the first decision wins, on any
+   * instance); an approval that is no longer pending is answered 'already', unchanged.
+   */
+  decide(
+    id: string,
+    status: Exclude<ApprovalStatus, 'pending'>,
+    decidedBy: string,
+    decidedAt: string,
+  ): Promise<ApprovalDecideOutcome>;
+  /** Deletes decided approvals created before `before` (ISO 8601); returns how many. */
+  trim(before: string): Promise<number>;
+  /**
+   * Calls `listener` with the id of an approval another instance created or decided, soon
+   * after (within a second); returns the unsubscribe. One database per gateway: never called.
+   */
+  onChange(listener: (id: string) => void): () => void;
+}
