@@ -7,11 +7,23 @@ export type BridgeReply =
   | { envelope: unknown; envelopeJson?: string }
   | { fatal: { code: 'MAX_TOOL_CALLS_EXCEEDED' | 'EXECUTION_FAILED'; message: string } };
 
+/** What the executor offers the bridge of one run. */
+export interface RunClock {
+  /**
+   * Stops the run's wall-clock deadline until the returned release is called (a call waiting
+   * for a person's decision): time the guest spends blocked on the host meanwhile does not
+   * count, its own compute still does. Holds may overlap; each release is idempotent.
+   */
+  hold(): () => void;
+}
+
 /** The host side of one execution's calls, supplied by the execution service. */
 export interface JobBridge {
   call(requestJson: string, dialect: CallDialect): Promise<BridgeReply>;
   batch(batchJson: string): Promise<BridgeReply>;
   log(level: LogLevel, line: string): void;
+  /** Receives the run's clock once, before the program starts. */
+  bindClock?(clock: RunClock): void;
 }
 
 /** Runs untrusted programs; every failure comes back as a JobOutcome. */

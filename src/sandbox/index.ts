@@ -1,5 +1,5 @@
 /** @module The sandbox: contract, worker pool, source preparation. */
-export type { BridgeReply, JobBridge, SandboxExecutor } from './executor.ts';
+export type { BridgeReply, JobBridge, RunClock, SandboxExecutor } from './executor.ts';
 export { SandboxPool } from './pool.ts';
 export type {
   BatchRequest,
