@@ -197,8 +197,6 @@ export const MAX_POLICY_RULES = 1_000;
 export const MAX_POLICY_GLOB_CHARS = 200;
 /** Approvals pending at once on one gateway; the next `ask` call is refused (QUEUE_FULL). */
 export const MAX_PENDING_APPROVALS = 100;
-/** An approval's arguments as shown (REST, dashboard, elicitation) are cut here; the digest covers them whole. */
-export const MAX_APPROVAL_DISPLAY_BYTES = 8_192;
 /** While a call waits for a decision, a progress notification this often (when the request has a progressToken). */
 export const APPROVAL_PROGRESS_INTERVAL_MS = 5_000;
 /** Decided and expired approvals kept in the store this long. */

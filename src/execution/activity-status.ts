@@ -1,12 +1,15 @@
 /** @module Which activity status an error code means (DESIGN.md's status vocabulary). */
 import type { ActivityStatus } from '../store/index.ts';
 
-/** Refused by policy: allowed servers, token scope, quarantine, a held tool (pinning), call budget, queue, feature switch. */
+/** Refused by policy: allowed servers, token scope, quarantine, a held tool (pinning), tool_policy (denied, or an approval denied or expired), call budget, queue, feature switch. */
 const BLOCKED = new Set([
   'SERVER_NOT_ALLOWED',
   'ACCESS_DENIED',
   'access_denied',
   'TOOL_CHANGED',
+  'POLICY_DENIED',
+  'APPROVAL_DENIED',
+  'APPROVAL_TIMEOUT',
   'MAX_TOOL_CALLS_EXCEEDED',
   'max_tool_calls_exceeded',
   'QUEUE_FULL',

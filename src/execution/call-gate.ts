@@ -13,6 +13,7 @@ import type {
   CallRequest,
   JobBridge,
   LogLevel,
+  RunClock,
 } from '../sandbox/index.ts';
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
@@ -30,6 +31,8 @@ import {
 } from './envelopes.ts';
 import { HostWorkQueue } from './host-work-queue.ts';
 import { argsRefusal } from './input-validator.ts';
+import type { CallPolicy } from './policy/call-policy.ts';
+import type { PolicyVerdict } from './policy/tool-policy.ts';
 import { ADMIN, type Caller, type ToolCallRecord } from './types.ts';
 
 export interface GateOptions {
@@ -53,6 +56,8 @@ export interface GateOptions {
   dryRun?: boolean;
   /** Tool-definition pins (ToolPins): a held tool is refused (TOOL_CHANGED) and never sent. */
   pins?: { refusalOf(server: string, tool: string): Refusal | undefined };
+  /** tool_policy: `deny` refuses a call, `ask` holds it for a decision (absent: every call goes). */
+  policy?: CallPolicy;
 }
 
 type Refusal = { code: string; message: string };
@@ -61,7 +66,21 @@ type Refusal = { code: string; message: string };
  * Fills a reserved trace entry once: with the error code, or none for success. `answerJson`,
  * when given, is the answer's JSON (not encoded again for the history's cut).
  */
-type Finish = (started: number, answer: Answer, ended?: number, answerJson?: string) => void;
+type Finish = (
+  started: number,
+  answer: Answer,
+  ended?: number,
+  answerJson?: string,
+  facts?: CallFacts,
+) => void;
+
+/** What the trace and the history record of a call beyond its answer. */
+interface CallFacts {
+  /** The approval that let the call go out (tool_policy ask). */
+  approvalId?: string;
+  /** The contract's code, where the dialect's envelope says less (upstream_timeout for APPROVAL_TIMEOUT). */
+  code?: string;
+}
 
 /** What the guest got for one call: an envelope of either dialect. */
 type Answer = { ok: boolean; error?: { code: string; message: string } };
@@ -76,6 +95,8 @@ export interface CallDetail {
   message?: string;
   /** The envelope the guest received, cut as the history stores it. */
   response?: unknown;
+  /** The approval that let the call go out (tool_policy ask). */
+  approvalId?: string;
 }
 
 /** Code of a trace entry whose call was still in flight when the execution ended. */
@@ -185,12 +206,13 @@ export class CallGate implements JobBridge {
     };
     this.calls.push(detail);
     this.unfinished.set(entry, performance.now());
-    return (started, answer, ended, answerJson) => {
+    return (started, answer, ended, answerJson, facts) => {
       if (!this.unfinished.delete(entry)) return;
+      if (facts?.approvalId) detail.approvalId = facts.approvalId;
       entry.ok = answer.ok;
       entry.duration_ms = Math.round(((ended ?? performance.now()) - started) * 100) / 100;
       if (answer.error) {
-        entry.code = answer.error.code;
+        entry.code = facts?.code ?? answer.error.code;
         detail.message = cutText(answer.error.message);
       }
       detail.response =
@@ -210,7 +232,11 @@ export class CallGate implements JobBridge {
     try {
       const outcome = await this.options.registry.call(request.server, request.tool, request.args, {
         signal: controller.signal,
-        timeoutMs: Math.max(1, this.options.deadlineMs - Date.now()),
+        // Time spent waiting for decisions does not count against the execution.
+        timeoutMs: Math.max(
+          1,
+          this.options.deadlineMs + (this.options.policy?.pausedMs ?? 0) - Date.now(),
+        ),
       });
       return outcome.ok
         ? outcome
@@ -265,27 +291,28 @@ export class CallGate implements JobBridge {
     if (verdict === 'fatal') return this.fatal();
     if (verdict?.overBudget) this.refusedOnce = true;
     const finish = this.reserve(request);
+    const step = verdict?.refusal ? undefined : await this.options.policy?.judge(request);
     // Then the arguments against the tool's input schema: call_tool's at once (its guest
     // waits on this call alone), tools.* one check per turn (a guest may fire thousands).
     const refusal =
       verdict?.refusal ??
+      (step && 'refusal' in step ? step.refusal : undefined) ??
       (dialect === 'sync'
         ? argsRefusal(this.options.registry, request)
         : await this.hostWork.run(() => argsRefusal(this.options.registry, request)));
-    if (refusal) {
-      const envelope =
-        dialect === 'sync'
-          ? syncFailure(refusal.code, refusal.message)
-          : asyncFailure(refusal.code, refusal.message);
-      finish(started, envelope);
-      return { envelope };
+    if (refusal) return this.refuse(dialect, refusal, started, finish);
+    let facts: CallFacts | undefined;
+    if (step && 'ask' in step) {
+      const held = await this.options.policy!.hold(request, step.ask);
+      if ('refusal' in held) return this.refuse(dialect, held.refusal, started, finish);
+      facts = { approvalId: held.approvalId };
     }
     if (dialect === 'sync') {
       // The result is encoded once: its size bound, the reply and the history's cut share it.
       const bounded = await this.dispatchBounded(request);
       const envelope = syncEnvelope(bounded.outcome);
       const envelopeJson = syncEnvelopeJson(envelope, bounded.json);
-      finish(started, envelope, undefined, envelopeJson);
+      finish(started, envelope, undefined, envelopeJson, facts);
       return { envelope, envelopeJson };
     }
     const release = await this.asyncSlots.acquire();
@@ -296,11 +323,21 @@ export class CallGate implements JobBridge {
         this.maxResultBytes,
         `${request.server}.${request.tool}`,
       );
-      finish(started, envelope);
+      finish(started, envelope, undefined, undefined, facts);
       return { envelope };
     } finally {
       release?.();
     }
+  }
+
+  /** A refusal before dispatch, in the call's dialect; the trace keeps the contract's code. */
+  private refuse(dialect: CallDialect, refusal: Refusal, started: number, finish: Finish) {
+    const envelope =
+      dialect === 'sync'
+        ? syncFailure(refusal.code, refusal.message)
+        : asyncFailure(refusal.code, refusal.message);
+    finish(started, envelope, undefined, undefined, { code: refusal.code });
+    return { envelope };
   }
 
   async batch(batchJson: string): Promise<BridgeReply> {
@@ -310,7 +347,7 @@ export class CallGate implements JobBridge {
     const batch = shape.value;
     const started = performance.now();
     const slots: unknown[] = new Array(batch.requests.length);
-    const toSend: Array<{ i: number; finish: Finish }> = [];
+    const toSend: Array<{ i: number; finish: Finish; ask?: PolicyVerdict }> = [];
     let overBudget = false;
     // Every element is judged in input order before anything is dispatched.
     for (let i = 0; i < batch.requests.length; i++) {
@@ -319,28 +356,50 @@ export class CallGate implements JobBridge {
       if (verdict === 'fatal') return this.fatal();
       const finish = this.reserve(request);
       overBudget ||= verdict?.overBudget ?? false;
+      const step = verdict?.refusal ? undefined : await this.options.policy?.judge(request);
       // The arguments are checked here too: the batch's guest waits on it alone.
-      const refusal = verdict?.refusal ?? argsRefusal(this.options.registry, request);
+      const refusal =
+        verdict?.refusal ??
+        (step && 'refusal' in step ? step.refusal : undefined) ??
+        argsRefusal(this.options.registry, request);
       if (refusal) {
-        const envelope = syncFailure(refusal.code, refusal.message);
-        slots[i] = envelope;
-        finish(started, envelope);
+        slots[i] = this.refuse('sync', refusal, started, finish).envelope;
       } else {
-        toSend.push({ i, finish });
+        toSend.push({ i, finish, ...(step && 'ask' in step ? { ask: step.ask } : {}) });
       }
     }
     // The whole over-budget batch counts as one refused attempt.
     if (overBudget) this.refusedOnce = true;
     const parallel = batch.max_parallel ?? this.options.config.codeExecution.maxParallel;
-    type Done = { outcome: CallOutcome; bytes: number; started: number; ended: number };
+    type Done = {
+      outcome: CallOutcome;
+      bytes: number;
+      started: number;
+      ended: number;
+      facts?: CallFacts;
+    };
     const outcomes = new Map<number, Done>();
     let next = 0;
     const lane = async () => {
       while (next < toSend.length) {
-        const { i } = toSend[next++]!;
+        const { i, ask } = toSend[next++]!;
         const callStarted = performance.now();
-        const bounded = await this.dispatchBounded(batch.requests[i]!);
-        outcomes.set(i, { ...bounded, started: callStarted, ended: performance.now() });
+        const request = batch.requests[i]!;
+        // An `ask` element waits for its decision in its lane; the others go on meanwhile.
+        const held = ask ? await this.options.policy!.hold(request, ask) : undefined;
+        if (held && 'refusal' in held) {
+          const { code, message } = held.refusal;
+          const outcome = { ok: false, code, message } as CallOutcome;
+          outcomes.set(i, { outcome, bytes: 0, started: callStarted, ended: performance.now() });
+          continue;
+        }
+        const bounded = await this.dispatchBounded(request);
+        outcomes.set(i, {
+          ...bounded,
+          started: callStarted,
+          ended: performance.now(),
+          ...(held ? { facts: { approvalId: held.approvalId } } : {}),
+        });
       }
     };
     await Promise.all(Array.from({ length: Math.min(parallel, toSend.length) }, lane));
@@ -364,9 +423,13 @@ export class CallGate implements JobBridge {
       }
       const envelope = syncEnvelope(outcome);
       slots[i] = envelope;
-      finish(done.started, envelope, done.ended);
+      finish(done.started, envelope, done.ended, undefined, done.facts);
     }
     return { envelope: slots };
+  }
+
+  bindClock(clock: RunClock): void {
+    this.options.policy?.bindClock(clock);
   }
 
   log(level: LogLevel, line: string): void {
@@ -380,6 +443,7 @@ export class CallGate implements JobBridge {
    */
   close(): void {
     this.closed = true;
+    this.options.policy?.close();
     const now = performance.now();
     for (const detail of this.calls)
       if (this.unfinished.has(detail.entry)) detail.message = CANCELLED_MESSAGE;

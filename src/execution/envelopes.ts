@@ -84,6 +84,10 @@ const ASYNC_CODES: Record<string, { code: string; retryable: boolean }> = {
   SERVER_NOT_ALLOWED: { code: 'access_denied', retryable: false },
   ACCESS_DENIED: { code: 'access_denied', retryable: false },
   TOOL_CHANGED: { code: 'access_denied', retryable: false },
+  POLICY_DENIED: { code: 'access_denied', retryable: false },
+  APPROVAL_DENIED: { code: 'access_denied', retryable: false },
+  // Asking again holds the call again: a person may answer this time.
+  APPROVAL_TIMEOUT: { code: 'upstream_timeout', retryable: true },
   MAX_TOOL_CALLS_EXCEEDED: { code: 'max_tool_calls_exceeded', retryable: false },
   INVALID_ARGS: { code: 'invalid_input', retryable: false },
 };

@@ -15,13 +15,22 @@ import type { ResolvedConfig } from '../config/index.ts';
 import { type GuestError, type SandboxExecutor, stripFunctionBody } from '../sandbox/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import { activityIdFor, newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
+import {
+  activityIdFor,
+  callerLabel,
+  newRunFacts,
+  type RunFacts,
+  recordRun,
+} from './activity-entry.ts';
 import type { ActivityRecorder } from './activity-recorder.ts';
 import type { CallDetail } from './call-gate.ts';
 import { CallGate } from './call-gate.ts';
 import { featureDisabled, messageFor } from './caller-view.ts';
 import { fitExecuteResult } from './fit-execute.ts';
 import { mapGuestError } from './map-positions.ts';
+import type { Approvals } from './policy/approvals.ts';
+import { CallPolicy } from './policy/call-policy.ts';
+import type { CallerChannel } from './policy/types.ts';
 import type { ToolPins } from './tool-pins.ts';
 import { ADMIN, type Caller, type Envelope } from './types.ts';
 
@@ -119,6 +128,14 @@ export interface ExecuteServiceDeps {
   activity?: ActivityRecorder;
   /** Tool-definition pins: a held tool is refused before dispatch. */
   pins?: ToolPins;
+  /** Where calls under tool_policy `ask` wait for a decision (absent: they are refused). */
+  approvals?: Approvals;
+}
+
+/** How an execute call waits when one of its calls needs approval. */
+export interface ExecuteOptions {
+  channel?: CallerChannel;
+  signal?: AbortSignal;
 }
 
 /** A failed run's result: the diagnostic, with what the program logged and called before. */
@@ -172,7 +189,11 @@ export class ExecuteService {
   }
 
   /** Runs one execute call; throws ExecuteRefusal for the answers that are JSON-RPC errors. */
-  async execute(args: unknown, caller: Caller = ADMIN): Promise<ExecuteOutcome> {
+  async execute(
+    args: unknown,
+    caller: Caller = ADMIN,
+    options: ExecuteOptions = {},
+  ): Promise<ExecuteOutcome> {
     const facts: RunFacts = {
       ...newRunFacts('codemode', caller),
       language: 'typescript',
@@ -185,8 +206,18 @@ export class ExecuteService {
     const config = this.deps.config();
     // Known before the result is fitted: the activity_id it carries counts toward the bound.
     const activityId = activityIdFor(this.deps.activity, config, facts);
+    const policy = new CallPolicy({
+      registry: this.deps.registry,
+      config,
+      approvals: this.deps.approvals,
+      channel: options.channel,
+      signal: options.signal,
+      caller: callerLabel(caller),
+      activityId: activityId ?? null,
+      code: facts.code ?? null,
+    });
     try {
-      const unfitted = await this.executeChecked(args, caller, calls, config);
+      const unfitted = await this.executeChecked(args, caller, calls, config, policy);
       const outcome = fitExecuteResult(unfitted, config.codeMode.maxOutputBytes, activityId);
       this.record(facts, asEnvelope(outcome), started, calls, config);
       return activityId ? { ...outcome, activityId } : outcome;
@@ -202,6 +233,8 @@ export class ExecuteService {
         );
       }
       throw error;
+    } finally {
+      policy.close();
     }
   }
 
@@ -223,6 +256,7 @@ export class ExecuteService {
     caller: Caller,
     calls: CallDetail[],
     config: ResolvedConfig,
+    policy: CallPolicy,
   ): Promise<ExecuteResult> {
     const { code, timeoutMs } = this.arguments(args);
     // The feature switch covers execute as it does code_execution.
@@ -241,7 +275,7 @@ export class ExecuteService {
     }
     this.running++;
     try {
-      return await this.run(code, timeoutMs, caller, config, calls);
+      return await this.run(code, timeoutMs, caller, config, calls, policy);
     } finally {
       this.running--;
     }
@@ -253,6 +287,7 @@ export class ExecuteService {
     caller: Caller,
     config: ResolvedConfig,
     calls: CallDetail[],
+    policy: CallPolicy,
   ): Promise<ExecuteResult> {
     const limits = config.codeMode;
     const size = Buffer.byteLength(code);
@@ -285,6 +320,7 @@ export class ExecuteService {
       memoryLimitBytes: limits.memoryLimitBytes,
       caller,
       pins: this.deps.pins,
+      policy,
     });
     const outcome = await this.deps.executor.run(
       {

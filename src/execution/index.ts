@@ -14,6 +14,21 @@ export {
   type ExecuteResult,
   ExecuteService,
 } from './execute-service.ts';
+export { type Approvals, argsDigest, MAX_APPROVALS_LISTED } from './policy/approvals.ts';
+export {
+  annotatedDestructive,
+  globMatch,
+  judgeCall,
+  type PolicyVerdict,
+  policyCounts,
+} from './policy/tool-policy.ts';
+export type {
+  ApprovalDesk,
+  CallerChannel,
+  Decision,
+  DecisionAnswer,
+  DecisionRefusal,
+} from './policy/types.ts';
 export { createRuntime, type Runtime } from './runtime.ts';
 export { ExecutionService, type ExecutionServiceDeps } from './service.ts';
 export { type HeldTool, heldMessage, ToolPins } from './tool-pins.ts';

@@ -3,13 +3,14 @@ import { Catalog, type ToolEntry } from '../catalog/index.ts';
 import { CodeTools } from '../codetools/index.ts';
 import { maxUpstreamMessageBytes, type ResolvedConfig } from '../config/index.ts';
 import { SandboxPool } from '../sandbox/index.ts';
-import type { ActivityStore, CodeToolStore, ToolPinStore } from '../store/index.ts';
+import type { ActivityStore, ApprovalStore, CodeToolStore, ToolPinStore } from '../store/index.ts';
 import { type ClusterSlots, UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { ActivityLog } from './activity-log.ts';
 import { ActivityRecorder } from './activity-recorder.ts';
 import { DrainingExecutor } from './drain.ts';
 import { ExecuteService } from './execute-service.ts';
+import { Approvals } from './policy/approvals.ts';
 import { ExecutionService } from './service.ts';
 import { ToolPins } from './tool-pins.ts';
 
@@ -28,6 +29,8 @@ export interface Runtime {
   activity?: ActivityLog;
   /** Tool-definition pins (`tool_pinning`): held tools, approvals. */
   pins: ToolPins;
+  /** Calls held under tool_policy `ask`, and their decisions. */
+  approvals: Approvals;
   /** Starts the warm sandbox workers; in live mode also connects every server (not awaited). */
   start(): Promise<void>;
   /**
@@ -80,6 +83,8 @@ export interface RuntimeOptions {
   activityStore?: ActivityStore;
   /** Where tool pins are kept; without it pins live as long as the process. */
   toolPinStore?: ToolPinStore;
+  /** Where approvals are kept (shared by instances on PostgreSQL); without it, in memory. */
+  approvalStore?: ApprovalStore;
 }
 
 export function createRuntime(
@@ -133,6 +138,7 @@ export function createRuntime(
     recorder && options.activityStore
       ? new ActivityLog(recorder, options.activityStore)
       : undefined;
+  const approvals = new Approvals(() => config.instanceId, logger, options.approvalStore);
   const deps = {
     config: current,
     registry,
@@ -141,6 +147,7 @@ export function createRuntime(
     logger,
     activity: recorder,
     pins,
+    approvals,
   };
   const service = new ExecutionService(deps);
   const execute = new ExecuteService(deps);
@@ -157,9 +164,11 @@ export function createRuntime(
     ...(codeTools ? { codeTools } : {}),
     ...(activity ? { activity } : {}),
     pins,
+    approvals,
     start: async () => {
       // Pins first: the first tool lists are judged against what the store holds.
       await pins.start();
+      await approvals.start();
       if (options.live) registry.start();
       recorder?.start();
       await Promise.all([pool.start(), codeTools?.start()]);
@@ -178,6 +187,7 @@ export function createRuntime(
     stop: () => {
       codeTools?.stop();
       pins.stop();
+      approvals.stop();
       // The history is flushed last: nothing recorded is lost on a clean stop.
       stopping ??= Promise.all([pool.stop(), registry.stop()]).then(() => recorder?.stop());
       return stopping;

@@ -17,13 +17,22 @@ import { resolveScript, scriptsDir } from '../scripts/index.ts';
 import type { ActivitySurface, CodeTool } from '../store/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import { activityIdFor, newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
+import {
+  activityIdFor,
+  callerLabel,
+  newRunFacts,
+  type RunFacts,
+  recordRun,
+} from './activity-entry.ts';
 import type { ActivityRecorder } from './activity-recorder.ts';
 import { type CallDetail, CallGate } from './call-gate.ts';
 import { errorFor, featureDisabled } from './caller-view.ts';
 import { fitAnswer } from './fit-output.ts';
 import { cannotFit, type InputFacts, inputTooLarge } from './input-fit.ts';
 import { mapGuestError, preferParserError } from './map-positions.ts';
+import type { Approvals } from './policy/approvals.ts';
+import { CallPolicy } from './policy/call-policy.ts';
+import type { CallerChannel } from './policy/types.ts';
 import type { ToolPins } from './tool-pins.ts';
 import {
   ADMIN,
@@ -46,6 +55,8 @@ export interface ExecutionServiceDeps {
   activity?: ActivityRecorder;
   /** Tool-definition pins: a held tool is refused before dispatch (absent: nothing is held). */
   pins?: ToolPins;
+  /** Where calls under tool_policy `ask` wait for a decision (absent: they are refused). */
+  approvals?: Approvals;
 }
 
 /** Where a run comes from, and how it runs. */
@@ -54,6 +65,10 @@ export interface RunOptions {
   surface?: ActivitySurface;
   /** Upstream calls are judged, recorded and answered by a stub instead of being sent. */
   dryRun?: boolean;
+  /** The caller's own client or terminal: asked first when a call needs approval. */
+  channel?: CallerChannel;
+  /** Aborts when the request is cancelled or its connection ends: pending approvals expire. */
+  signal?: AbortSignal;
 }
 
 /** A result on its way out, with the calls it made for the activity history. */
@@ -79,7 +94,9 @@ interface SandboxRun {
   maxToolCalls: number;
   allowedServers: ReadonlySet<string> | undefined;
   caller: Caller;
-  dryRun?: boolean;
+  /** The execution's facts (its record's id, the program as sent) and how it runs. */
+  facts: RunFacts;
+  options: RunOptions;
 }
 
 /** A code tool without allowed_servers is the language only, as in Vectoralix. */
@@ -199,7 +216,8 @@ export class ExecutionService {
       maxToolCalls: request.options.maxToolCalls ?? settings.maxToolCalls,
       allowedServers: reachableServers(request.options.allowedServers, caller),
       caller,
-      dryRun: options.dryRun,
+      facts,
+      options,
     });
   }
 
@@ -228,16 +246,23 @@ export class ExecutionService {
     tool: CodeTool,
     args: unknown,
     caller: Caller = ADMIN,
+    options: Omit<RunOptions, 'surface' | 'dryRun'> = {},
   ): Promise<ExecutionResult> {
     const facts = newRunFacts('code_tool', caller);
     facts.tool = tool.name;
     facts.code = tool.code;
     facts.language = 'javascript';
     facts.input = args ?? {};
-    return this.record(facts, await this.runCodeToolBody(tool, args, caller));
+    return this.record(facts, await this.runCodeToolBody(tool, args, caller, facts, options));
   }
 
-  private async runCodeToolBody(tool: CodeTool, args: unknown, caller: Caller): Promise<Run> {
+  private async runCodeToolBody(
+    tool: CodeTool,
+    args: unknown,
+    caller: Caller,
+    facts: RunFacts,
+    options: RunOptions,
+  ): Promise<Run> {
     const started = performance.now();
     const config = this.deps.config();
     if (!config.codeExecution.enabled) return refusal(featureDisabled(config, caller), started);
@@ -288,6 +313,8 @@ export class ExecutionService {
         reachableServers(languageOnly ? [] : tool.allowed_servers, caller) ?? new Set(),
       hide: languageOnly ? LANGUAGE_ONLY_HIDDEN : undefined,
       caller,
+      facts,
+      options,
     });
   }
 
@@ -308,9 +335,20 @@ export class ExecutionService {
       deadlineMs,
       logger: this.deps.logger,
       caller: run.caller,
-      dryRun: run.dryRun,
+      dryRun: run.options.dryRun,
       memoryLimitBytes: run.memoryLimitMb * 1_048_576,
       pins: this.deps.pins,
+      policy: new CallPolicy({
+        registry: this.deps.registry,
+        config,
+        approvals: this.deps.approvals,
+        channel: run.options.channel,
+        signal: run.options.signal,
+        caller: callerLabel(run.caller),
+        activityId: activityIdFor(this.deps.activity, config, run.facts) ?? null,
+        code: run.facts.code ?? null,
+        dryRun: run.options.dryRun,
+      }),
     });
     const outcome = await this.deps.executor.run(
       {

@@ -1,0 +1,139 @@
+/**
+ * @module One execution's tool policy: judges each call (`deny` refuses it, `ask` holds it for
+ * a decision), and keeps the run's wall clock stopped while any call waits for a person.
+ */
+import type { ResolvedConfig } from '../../config/index.ts';
+import type { CallRequest, RunClock } from '../../sandbox/index.ts';
+import type { UpstreamRegistry } from '../../upstream/index.ts';
+import { type Approvals, argsDigest } from './approvals.ts';
+import { allowsEverything, deniedMessage, judgeCall, type PolicyVerdict } from './tool-policy.ts';
+import type { CallerChannel } from './types.ts';
+
+type Refusal = { code: string; message: string };
+
+export interface CallPolicyOptions {
+  registry: UpstreamRegistry;
+  config: ResolvedConfig;
+  /** Where `ask` calls wait; without it an `ask` call is refused (nobody could decide). */
+  approvals?: Approvals;
+  /** The caller's own client or terminal, asked first. */
+  channel?: CallerChannel;
+  /** Aborts when the request was cancelled: its pending approvals expire. */
+  signal?: AbortSignal;
+  /** `admin` or `token:<name>`. */
+  caller: string;
+  activityId: string | null;
+  /** The program, as an approval shows it. */
+  code: string | null;
+  /** A dry run never asks: an `ask` call goes on to the dry run's stub. */
+  dryRun?: boolean;
+}
+
+/** What the policy says before dispatch: refuse, hold for a decision, or nothing (send it). */
+export type PolicyStep = { refusal: Refusal } | { ask: PolicyVerdict } | undefined;
+
+export class CallPolicy {
+  private clock?: RunClock;
+  /** Aborted when the execution ends or the request is cancelled: every hold expires. */
+  private readonly ended = new AbortController();
+  private openHolds = 0;
+  private heldSince = 0;
+  private heldTotalMs = 0;
+  private readonly onRequestAbort = () => this.ended.abort();
+
+  constructor(private readonly options: CallPolicyOptions) {
+    options.signal?.addEventListener('abort', this.onRequestAbort, { once: true });
+    if (options.signal?.aborted) this.ended.abort();
+  }
+
+  bindClock(clock: RunClock): void {
+    this.clock = clock;
+  }
+
+  /** Wall time during which at least one call waited for a decision (the deadline moves by it). */
+  get pausedMs(): number {
+    return this.heldTotalMs + (this.openHolds > 0 ? Date.now() - this.heldSince : 0);
+  }
+
+  /** The verdict on one call; a listed tool's annotations count (an unknown tool fails at dispatch). */
+  async judge(request: CallRequest): Promise<PolicyStep> {
+    const policy = this.options.config.toolPolicy;
+    if (allowsEverything(policy)) return undefined;
+    const { registry } = this.options;
+    const find = () => registry.tools(request.server).find((t) => t.name === request.tool);
+    let tool = find();
+    // Standalone, a server starts on its first call: its annotations are read first.
+    if (!tool && registry.server(request.server)) {
+      await registry.ensureStarted(request.server);
+      tool = find();
+    }
+    if (!tool) return undefined;
+    const verdict = judgeCall(policy, request.server, request.tool, tool.annotations);
+    if (verdict.action === 'deny') {
+      return {
+        refusal: {
+          code: 'POLICY_DENIED',
+          message: deniedMessage(request.server, request.tool, verdict.reason),
+        },
+      };
+    }
+    if (verdict.action === 'ask' && !this.options.dryRun) return { ask: verdict };
+    return undefined;
+  }
+
+  /** Holds an `ask` call until it is decided: the approval's id to send it, or a refusal. */
+  async hold(
+    request: CallRequest,
+    verdict: PolicyVerdict,
+  ): Promise<{ approvalId: string } | { refusal: Refusal }> {
+    const { approvals, config } = this.options;
+    const name = `${request.server}.${request.tool}`;
+    if (!approvals) {
+      return {
+        refusal: {
+          code: 'APPROVAL_DENIED',
+          message: `${name} needs approval (tool_policy ${verdict.reason}) and nobody can decide here; it was not sent`,
+        },
+      };
+    }
+    const release = this.clock?.hold();
+    if (this.openHolds++ === 0) this.heldSince = Date.now();
+    try {
+      const outcome = await approvals.hold(
+        {
+          server: request.server,
+          tool: request.tool,
+          args: request.args,
+          reason: verdict.reason,
+          caller: this.options.caller,
+          activityId: this.options.activityId,
+          code: this.options.code,
+          redactKeys: config.activity.redactKeys,
+          timeoutMs: config.toolPolicy.approvalTimeoutMs,
+        },
+        this.ended.signal,
+        this.options.channel,
+      );
+      if (!outcome.ok) return { refusal: { code: outcome.code, message: outcome.message } };
+      // A decision is bound to the arguments it was shown: these, byte for byte in canonical form.
+      if (argsDigest(request.args) !== outcome.approval.args_sha256) {
+        return {
+          refusal: {
+            code: 'APPROVAL_DENIED',
+            message: `${name}: approval ${outcome.approval.id} was given for other arguments; it was not sent`,
+          },
+        };
+      }
+      return { approvalId: outcome.approval.id };
+    } finally {
+      if (--this.openHolds === 0) this.heldTotalMs += Date.now() - this.heldSince;
+      release?.();
+    }
+  }
+
+  /** The execution ended: calls still waiting expire. Idempotent. */
+  close(): void {
+    this.options.signal?.removeEventListener('abort', this.onRequestAbort);
+    this.ended.abort();
+  }
+}

@@ -1,0 +1,40 @@
+/** @module Approvals kept in memory: the store of a runtime without a database (they last as long as the process). */
+import type { ApprovalRecord, ApprovalStore } from '../../store/index.ts';
+
+export function memoryApprovalStore(): ApprovalStore {
+  const records = new Map<string, ApprovalRecord>();
+  return {
+    async create(approval) {
+      records.set(approval.id, { ...approval });
+    },
+    async get(id) {
+      const record = records.get(id);
+      return record && { ...record };
+    },
+    async list({ status, limit }) {
+      return [...records.values()]
+        .filter((a) => status === undefined || a.status === status)
+        .sort((a, b) => (a.id < b.id ? 1 : -1))
+        .slice(0, limit)
+        .map((a) => ({ ...a }));
+    },
+    async decide(id, status, decidedBy, decidedAt) {
+      const record = records.get(id);
+      if (!record) return { outcome: 'missing' };
+      if (record.status !== 'pending') return { outcome: 'already', approval: { ...record } };
+      Object.assign(record, { status, decided_by: decidedBy, decided_at: decidedAt });
+      return { outcome: 'decided', approval: { ...record } };
+    },
+    async trim(before) {
+      let removed = 0;
+      for (const [id, a] of records) {
+        if (a.status !== 'pending' && a.created_at < before) {
+          records.delete(id);
+          removed++;
+        }
+      }
+      return removed;
+    },
+    onChange: () => () => {},
+  };
+}
