@@ -6,6 +6,7 @@ import type { Runtime } from '../execution/index.ts';
 import { DashboardSessions, uiRoutes } from '../ui/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { activityRoutes } from './activity-routes.ts';
+import { approvalRoutes } from './approval-routes.ts';
 import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
 import { limitBody } from './body-limit.ts';
 import { codeToolRoutes } from './code-tools-routes.ts';
@@ -174,6 +175,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   // After restRoutes: its credential check runs first for these routes too.
   app.route('/api/v1/code-tools', codeToolRoutes(runtime));
   app.route('/api/v1', pinRoutes(runtime));
+  app.route('/api/v1/approvals', approvalRoutes(runtime.approvals));
 
   app.get('/ui', (c) => c.redirect('/ui/', 301));
   app.route(

@@ -96,7 +96,12 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
       body = rest;
     }
     const surface = surfaceOf(c.req.header('x-codemux-surface'), c.get('dashboard') === true);
-    const result = await runtime.service.execute(body, c.get('caller'), { surface, dryRun });
+    const result = await runtime.service.execute(body, c.get('caller'), {
+      surface,
+      dryRun,
+      // A client that goes away while a call waits for approval: the approval expires.
+      signal: c.req.raw.signal,
+    });
     return c.json(
       {
         ...inRestWords(result.envelope),

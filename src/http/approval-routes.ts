@@ -1,0 +1,126 @@
+/**
+ * @module REST /api/v1/approvals (admin key only): list, read, approve, deny, and a live SSE
+ * stream. An agent token gets 403 on every route: an agent can never decide its own calls.
+ */
+import { type Context, Hono } from 'hono';
+import type { ApprovalDesk, Decision } from '../execution/index.ts';
+import { APPROVAL_STATUSES, type ApprovalStatus } from '../store/index.ts';
+import { sseFeed } from './sse-feed.ts';
+import type { GatewayEnv } from './types.ts';
+
+type Ctx = Context<GatewayEnv>;
+
+function refuse(c: Ctx, status: 400 | 403 | 404 | 409 | 410 | 503, code: string, message: string) {
+  return c.json({ ok: false, error: { code, message }, request_id: c.get('requestId') }, status);
+}
+
+/** Who decided, as the approval records it: the admin, and through which surface. */
+function decider(c: Ctx): string {
+  if (c.get('dashboard') === true) return 'admin via dashboard';
+  return c.req.header('x-codemux-surface') === 'cli' ? 'admin via cli' : 'admin';
+}
+
+/** The optional body of a decision: `{args_sha256}` binds it to the arguments the decider saw. */
+async function expectedDigest(
+  c: Ctx,
+): Promise<{ ok: true; digest?: string } | { ok: false; message: string }> {
+  const text = await c.req.text();
+  if (text.trim() === '') return { ok: true };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { ok: false, message: 'the body must be JSON: {} or {"args_sha256": "<hex digest>"}' };
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return {
+      ok: false,
+      message: 'the body must be an object: {} or {"args_sha256": "<hex digest>"}',
+    };
+  }
+  const digest = (body as Record<string, unknown>).args_sha256;
+  if (digest === undefined) return { ok: true };
+  if (typeof digest !== 'string' || !/^[0-9a-f]{64}$/.test(digest)) {
+    return {
+      ok: false,
+      message: "args_sha256 must be 64 lowercase hex characters (the approval's args_sha256)",
+    };
+  }
+  return { ok: true, digest };
+}
+
+export function approvalRoutes(desk: ApprovalDesk): Hono<GatewayEnv> {
+  const api = new Hono<GatewayEnv>();
+
+  api.use('*', async (c, next) => {
+    if (c.get('caller').kind !== 'admin') {
+      return refuse(
+        c,
+        403,
+        'FORBIDDEN',
+        'approvals are for the admin API key only: an agent token can never list or decide them',
+      );
+    }
+    await next();
+  });
+
+  api.get('/', async (c) => {
+    const status = c.req.query('status');
+    if (status !== undefined && !APPROVAL_STATUSES.includes(status as ApprovalStatus)) {
+      return refuse(
+        c,
+        400,
+        'INVALID_REQUEST',
+        `status must be one of ${APPROVAL_STATUSES.join(', ')} (got "${status}")`,
+      );
+    }
+    return c.json({ items: await desk.list(status as ApprovalStatus | undefined) });
+  });
+
+  api.get('/stream', (c) => sseFeed(c, 'approval', 'approvals', (send) => desk.subscribe(send)));
+
+  api.get('/:id', async (c) => {
+    const approval = await desk.get(c.req.param('id'));
+    if (!approval) {
+      return refuse(
+        c,
+        404,
+        'APPROVAL_NOT_FOUND',
+        `no approval ${c.req.param('id')} (GET /api/v1/approvals lists them)`,
+      );
+    }
+    return c.json(approval);
+  });
+
+  const decide = (decision: Decision) => async (c: Ctx) => {
+    const expected = await expectedDigest(c);
+    if (!expected.ok) return refuse(c, 400, 'INVALID_REQUEST', expected.message);
+    let answer: Awaited<ReturnType<ApprovalDesk['decide']>>;
+    try {
+      answer = await desk.decide(c.req.param('id') ?? '', decision, decider(c), expected.digest);
+    } catch (error) {
+      return refuse(
+        c,
+        503,
+        'DATABASE_UNAVAILABLE',
+        `the decision could not be saved: ${(error as Error).message}`,
+      );
+    }
+    if (!answer.ok) {
+      return c.json(
+        {
+          ok: false,
+          error: { code: answer.code, message: answer.message },
+          ...(answer.approval ? { approval: answer.approval } : {}),
+          request_id: c.get('requestId'),
+        },
+        answer.status,
+      );
+    }
+    return c.json({ ok: true, approval: answer.approval, request_id: c.get('requestId') });
+  };
+  api.post('/:id/approve', decide('approve'));
+  api.post('/:id/deny', decide('deny'));
+
+  return api;
+}
