@@ -8,6 +8,7 @@ import {
   featureDisabled,
   type Runtime,
 } from '../execution/index.ts';
+import { mcpApprovalChannel } from './approval-channel.ts';
 import { callerOf } from './caller.ts';
 import { EXECUTE_TOOL, executeTool, toExecuteResult } from './execute-tool.ts';
 import { onToolsCall } from './tools-call.ts';
@@ -32,7 +33,15 @@ export function createCodeModeServer(runtime: Runtime, caller: Caller = ADMIN): 
       throw new McpError(TOOL_NOT_FOUND, `Tool '${params.name}' not found`);
     }
     try {
-      return toExecuteResult(await runtime.execute.execute(params.arguments, callerOf(extra)));
+      const outcome = await runtime.execute.execute(params.arguments, callerOf(extra), {
+        channel: mcpApprovalChannel(
+          server,
+          extra,
+          () => runtime.config().toolPolicy.approvalTimeoutMs,
+        ),
+        signal: extra.signal,
+      });
+      return toExecuteResult(outcome);
     } catch (error) {
       if (error instanceof ExecuteRefusal) throw new McpError(error.code, error.message);
       throw error;

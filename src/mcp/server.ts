@@ -2,6 +2,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ADMIN, type Caller, featureDisabled, type Runtime } from '../execution/index.ts';
+import { mcpApprovalChannel } from './approval-channel.ts';
 import { callerOf } from './caller.ts';
 import {
   CODE_EXECUTION_TOOL,
@@ -66,6 +67,7 @@ export function createMcpServer(
     capabilities: { tools: { listChanged: true }, logging: {} },
   });
   forwardUpstreamLogs(server, runtime, caller);
+  const approvalTimeout = () => runtime.config().toolPolicy.approvalTimeoutMs;
   let startup: Promise<void> | undefined;
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
     if (options.startupWaitMs) {
@@ -86,7 +88,10 @@ export function createMcpServer(
       const codeTool = runtime.codeTools?.find(params.name);
       // A disabled feature answers FEATURE_DISABLED for a tool that exists, as code_execution does.
       if (codeTool && (caller.kind === 'admin' || caller.codeTools?.includes(codeTool.name))) {
-        const result = await runtime.service.runCodeTool(codeTool, params.arguments, caller);
+        const result = await runtime.service.runCodeTool(codeTool, params.arguments, caller, {
+          channel: mcpApprovalChannel(server, extra, approvalTimeout),
+          signal: extra.signal,
+        });
         return toCodeToolResult(result);
       }
       throw new McpError(
@@ -94,7 +99,10 @@ export function createMcpServer(
         `Tool '${params.name}' not found; codemux offers ${CODE_EXECUTION_TOOL} and the code tools tools/list shows`,
       );
     }
-    const result = await runtime.service.execute(params.arguments, callerOf(extra));
+    const result = await runtime.service.execute(params.arguments, callerOf(extra), {
+      channel: mcpApprovalChannel(server, extra, approvalTimeout),
+      signal: extra.signal,
+    });
     return toCallToolResult(result);
   });
   return server;

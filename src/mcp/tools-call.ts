@@ -5,7 +5,12 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { type CallToolResult, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type ServerNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 /** Only the method: the params are checked once, by toolsCallParams. */
@@ -16,10 +21,17 @@ export interface ToolsCallParams {
   arguments: Record<string, unknown>;
 }
 
-/** What a handler gets besides the params: the SDK's request extra (auth info, closeSSEStream). */
+/**
+ * What a handler gets besides the params: the SDK's request extra (auth info, the request's
+ * id, cancellation signal and progress token, notifications on its stream, closeSSEStream).
+ */
 export type ToolsCallExtra = {
   authInfo?: { extra?: Record<string, unknown> };
   closeSSEStream?: () => void;
+  requestId?: string | number;
+  signal?: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification?: (notification: ServerNotification) => Promise<void>;
 };
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
