@@ -1,6 +1,7 @@
 /**
  * @module Plain JSON answers on a Streamable HTTP session for the requests that can never need a
- * stream (ping, tools/list, tools/call without a progress token, never the reconnection probe);
+ * stream (ping, tools/list, tools/call without a progress token from a client that cannot be
+ * asked to approve a call, never the reconnection probe);
  * every other POST keeps its SSE stream with the priming event, so clients can still resume.
  */
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -13,8 +14,10 @@ const STREAMLESS_METHODS = new Set(['ping', 'tools/list', 'tools/call']);
 /**
  * True when `body` is one JSON-RPC request that is answered in JSON: the client accepts
  * application/json, the method sends nothing before its response, no progress was asked for.
+ * A client that declared elicitation (`elicits`) may be asked to approve one of a tools/call's
+ * upstream calls on the call's stream, so its tools/call keeps SSE.
  */
-export function answersInJson(body: unknown, accept: string | null): boolean {
+export function answersInJson(body: unknown, accept: string | null, elicits = false): boolean {
   if (!accept?.includes('application/json')) return false;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const { method, id, params } = body as { method?: unknown; id?: unknown; params?: unknown };
@@ -25,6 +28,7 @@ export function answersInJson(body: unknown, accept: string | null): boolean {
     _meta?: { progressToken?: unknown };
   };
   if (p._meta?.progressToken !== undefined) return false;
+  if (elicits && method === 'tools/call') return false;
   return !(method === 'tools/call' && p.name === RECONNECTION_PROBE_TOOL);
 }
 

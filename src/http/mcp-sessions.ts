@@ -150,7 +150,9 @@ export class McpSessions {
         return jsonRpcError(400, cannotResume(lastEventId));
       if (request.method !== 'POST' || !session.answerJson)
         return session.transport.handleRequest(request, { authInfo: auth });
-      return this.post(request, session.transport, session.answerJson, auth);
+      // A client that answers elicitation may be asked to approve a call: tools/call keeps its stream.
+      const elicits = session.server.getClientCapabilities()?.elicitation !== undefined;
+      return this.post(request, session.transport, session.answerJson, auth, elicits);
     }
     if (request.method !== 'POST')
       return jsonRpcError(400, 'Bad Request: no mcp-session-id; POST initialize first');
@@ -240,6 +242,7 @@ export class McpSessions {
     transport: WebStandardStreamableHTTPServerTransport,
     answerJson: NonNullable<Session['answerJson']>,
     authInfo: ReturnType<typeof toAuthInfo>,
+    elicits: boolean,
   ): Promise<Response> {
     if (!request.headers.get('content-type')?.includes('application/json'))
       return transport.handleRequest(request, { authInfo });
@@ -249,7 +252,7 @@ export class McpSessions {
     } catch {
       return jsonRpcError(400, 'Parse error: Invalid JSON', -32700);
     }
-    return answersInJson(body, request.headers.get('accept'))
+    return answersInJson(body, request.headers.get('accept'), elicits)
       ? answerJson(request, { authInfo, parsedBody: body })
       : transport.handleRequest(request, { authInfo, parsedBody: body });
   }

@@ -34,10 +34,8 @@ describe('globMatch', () => {
 
   it('stays linear on a hostile glob', () => {
     const glob = `${'*a'.repeat(100)}b`;
-    const started = performance.now();
+    // Exponential backtracking would not return within the test's timeout.
     expect(globMatch(glob, 'a'.repeat(200))).toBe(false);
-    // Exponential backtracking would take far longer than this on any machine.
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
 
@@ -210,6 +208,8 @@ describe('tool_policy in the config', () => {
 
   it('warns of an unknown key inside tool_policy', () => {
     const config = resolve({ tool_policy: { rule: [] } });
-    expect(config.warnings.join('\n')).toContain('unknown key "rule" in tool_policy; did you mean `rules`?');
+    expect(config.warnings.join('\n')).toContain(
+      'unknown key "rule" in tool_policy; did you mean `rules`?',
+    );
   });
 });
