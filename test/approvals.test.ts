@@ -242,16 +242,8 @@ describe('tool policy: deny and ask over REST', () => {
   });
 
   it('gives agent tokens 403 on every approvals route', async () => {
-    const created = await runCli([
-      'token',
-      'create',
-      'agent1',
-      '--servers',
-      'mut',
-      '--config',
-      g.configFile,
-    ]);
-    const token = created.stdout.match(/cmx_[A-Za-z0-9_-]+/)?.[0] ?? created.json?.token;
+    const created = await g.rest('POST', '/api/v1/tokens', { name: 'agent1', servers: ['mut'] });
+    const token = created.json.token ?? created.json.value?.token;
     expect(token).toBeTruthy();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     for (const [method, route] of [
