@@ -99,6 +99,9 @@ export interface CallDetail {
   approvalId?: string;
 }
 
+/** Refusals of tool_policy, recorded under their own codes in both dialects. */
+const POLICY_CODES = new Set(['POLICY_DENIED', 'APPROVAL_DENIED', 'APPROVAL_TIMEOUT']);
+
 /** Code of a trace entry whose call was still in flight when the execution ended. */
 export const CANCELLED = 'CANCELLED';
 const CANCELLED_MESSAGE =
@@ -330,13 +333,17 @@ export class CallGate implements JobBridge {
     }
   }
 
-  /** A refusal before dispatch, in the call's dialect; the trace keeps the contract's code. */
+  /**
+   * A refusal before dispatch, in the call's dialect. A tool_policy refusal keeps the contract's
+   * code in the trace and the history (access_denied or upstream_timeout would not say why).
+   */
   private refuse(dialect: CallDialect, refusal: Refusal, started: number, finish: Finish) {
     const envelope =
       dialect === 'sync'
         ? syncFailure(refusal.code, refusal.message)
         : asyncFailure(refusal.code, refusal.message);
-    finish(started, envelope, undefined, undefined, { code: refusal.code });
+    const facts = POLICY_CODES.has(refusal.code) ? { code: refusal.code } : undefined;
+    finish(started, envelope, undefined, undefined, facts);
     return { envelope };
   }
 
