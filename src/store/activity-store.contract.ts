@@ -33,6 +33,7 @@ export function activityRecord(over: Partial<ActivityRecord> & { id: string }): 
     logs: [],
     response: { ok: true, value: 2 },
     instance_id: 'test',
+    approval_id: null,
     ...over,
     seq: seq++,
   };
@@ -142,6 +143,35 @@ export function activityStoreContract(name: string, open: () => Promise<OpenedSt
       expect(await store.trim('2000-01-01T00:00:00.000Z', 4)).toBe(3);
       const left = await store.list({ limit: 50, offset: 0 });
       expect(left.items.map((r) => r.id)).toEqual(['39', '38', '37', '36']);
+    });
+
+    it('keeps the approval that let a call go out, and null for a record without one', async () => {
+      const { approval_id: _none, ...older } = activityRecord({ id: '60' });
+      await store.insert([
+        older,
+        activityRecord({ id: '61', parent_id: '60', kind: 'tool_call', server: 's', tool: 'rm' }),
+        activityRecord({
+          id: '62',
+          parent_id: '60',
+          kind: 'tool_call',
+          server: 's',
+          tool: 'rm',
+          approval_id: '019a0000000000000000abcd',
+        }),
+      ]);
+      // A builder that leaves the field out (as before approvals) reads back null.
+      expect((await store.get('60'))?.approval_id).toBeNull();
+      expect((await store.get('62'))?.approval_id).toBe('019a0000000000000000abcd');
+      expect((await store.children('60')).map((r) => r.approval_id)).toEqual([
+        null,
+        '019a0000000000000000abcd',
+      ]);
+      const listed = (await store.list({ limit: 50, offset: 0 })).items;
+      expect(listed.map((r) => [r.id, r.approval_id])).toEqual([
+        ['62', '019a0000000000000000abcd'],
+        ['61', null],
+        ['60', null],
+      ]);
     });
 
     it('ignores a record written twice', async () => {

@@ -109,4 +109,32 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 5,
+    statements: [
+      // One column per ApprovalRecord field; `args` is JSON text (null only when absent).
+      `CREATE TABLE approvals (
+         id TEXT PRIMARY KEY,
+         status TEXT NOT NULL,
+         server TEXT NOT NULL,
+         tool TEXT NOT NULL,
+         args TEXT,
+         args_sha256 TEXT NOT NULL,
+         reason TEXT NOT NULL,
+         caller TEXT NOT NULL,
+         activity_id TEXT,
+         code TEXT,
+         created_at TEXT NOT NULL,
+         expires_at TEXT NOT NULL,
+         decided_by TEXT,
+         decided_at TEXT,
+         instance_id TEXT NOT NULL
+       )`,
+      // Listing by status newest first (ids sort by time); the primary key serves the unfiltered list.
+      'CREATE INDEX approvals_status ON approvals (status, id)',
+      // Trimming by age.
+      'CREATE INDEX approvals_created ON approvals (created_at)',
+      'ALTER TABLE activity ADD COLUMN approval_id TEXT',
+    ],
+  },
 ];

@@ -1,18 +1,26 @@
-/** @module Opens the store a gateway uses: tokens, activity and code tools in one database. */
+/** @module Opens the store a gateway uses: tokens, activity, code tools, pins and approvals in one database. */
 
 import type { PgClusterSlots as ClusterSlots } from './pg-cluster-slots.ts';
 import { sqliteActivityStore } from './sqlite-activity-store.ts';
+import { sqliteApprovalStore } from './sqlite-approval-store.ts';
 import { sqliteCodeToolStore } from './sqlite-code-tool-store.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import { sqliteTokenStore } from './sqlite-token-store.ts';
 import { sqliteToolPinStore } from './sqlite-tool-pin-store.ts';
-import type { ActivityStore, CodeToolStore, TokenStore, ToolPinStore } from './types.ts';
+import type {
+  ActivityStore,
+  ApprovalStore,
+  CodeToolStore,
+  TokenStore,
+  ToolPinStore,
+} from './types.ts';
 
 export interface Store {
   tokens: TokenStore;
   activity: ActivityStore;
   codeTools: CodeToolStore;
   toolPins: ToolPinStore;
+  approvals: ApprovalStore;
   close(): Promise<void>;
 }
 
@@ -40,6 +48,7 @@ export function openStore(dataDir: string): Store {
     activity: sqliteActivityStore(db),
     codeTools,
     toolPins: sqliteToolPinStore(db),
+    approvals: sqliteApprovalStore(db),
     async close() {
       if (closed) return;
       closed = true;

@@ -1,7 +1,8 @@
-/** @module Opens the PostgreSQL store of `database_url`: tokens, activity, code tools and cluster slots. */
+/** @module Opens the PostgreSQL store of `database_url`: tokens, activity, code tools, pins, approvals and cluster slots. */
 
 import type { Store } from './open-store.ts';
 import { pgActivityStore } from './pg-activity-store.ts';
+import { pgApprovalStore } from './pg-approval-store.ts';
 import { type PgClusterSlots, pgClusterSlots } from './pg-cluster-slots.ts';
 import { pgCodeToolStore } from './pg-code-tool-store.ts';
 import { openPgDatabase } from './pg-database.ts';
@@ -24,6 +25,7 @@ export async function openPgStore(url: string, source = 'database_url'): Promise
     activity: pgActivityStore(db),
     codeTools,
     toolPins: pgToolPinStore(db),
+    approvals: pgApprovalStore(db),
     clusterSlots,
     async close() {
       if (closed) return;

@@ -23,6 +23,7 @@ export const COLUMNS = [
   'logs',
   'response',
   'instance_id',
+  'approval_id',
 ] as const;
 
 export type Row = Record<(typeof COLUMNS)[number], string | number | null>;
@@ -40,6 +41,8 @@ export function toRow(r: ActivityRecord & { seq: number }): Row {
     error: json(r.error),
     logs: json(r.logs),
     response: json(r.response),
+    // Optional in the record (builders from before approvals leave it out); a column always.
+    approval_id: r.approval_id ?? null,
   } as Row;
 }
 
@@ -64,6 +67,7 @@ export function fromRow(row: Row): ActivityRecord {
     logs: (parse(row.logs) as string[] | null) ?? [],
     response: parse(row.response),
     instance_id: String(row.instance_id),
+    approval_id: row.approval_id === null ? null : String(row.approval_id),
   };
 }
 

@@ -73,6 +73,8 @@ export interface ActivityRecord {
   /** What the execution or the call answered (JSON; a string with a marker when cut). */
   response: unknown;
   instance_id: string;
+  /** The approval that let this call go out (tool_policy ask); null otherwise. */
+  approval_id?: string | null;
 }
 
 export interface ActivityQuery {

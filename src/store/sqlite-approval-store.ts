@@ -1,0 +1,86 @@
+/** @module Approvals in SQLite: one row per held call; a decision changes only a pending row. */
+import type { SqliteDatabase } from './sqlite-database.ts';
+import type { ApprovalRecord, ApprovalStore } from './types.ts';
+
+/** The table's columns, in ApprovalRecord's field order. */
+export const APPROVAL_COLUMNS = [
+  'id',
+  'status',
+  'server',
+  'tool',
+  'args',
+  'args_sha256',
+  'reason',
+  'caller',
+  'activity_id',
+  'code',
+  'created_at',
+  'expires_at',
+  'decided_by',
+  'decided_at',
+  'instance_id',
+] as const;
+
+export type ApprovalRow = Record<(typeof APPROVAL_COLUMNS)[number], string | null>;
+
+/** A row as read back (every column is TEXT, so no conversions beyond `args`). */
+export function approvalOf(row: ApprovalRow): ApprovalRecord {
+  const { args, ...rest } = row;
+  return {
+    ...(rest as Omit<ApprovalRecord, 'args'>),
+    args: args === null ? null : (JSON.parse(args) as unknown),
+  };
+}
+
+/** A record's values in APPROVAL_COLUMNS order; `args` as JSON text (NULL when absent). */
+export function approvalValues(a: ApprovalRecord): (string | null)[] {
+  return APPROVAL_COLUMNS.map((c) => {
+    if (c === 'args') return JSON.stringify(a.args) ?? null;
+    return a[c] ?? null;
+  });
+}
+
+/** Approvals in an open database; one gateway per SQLite file, so there is no other instance to hear. */
+export function sqliteApprovalStore(db: SqliteDatabase): ApprovalStore {
+  const insert = db.prepare(
+    `INSERT INTO approvals (${APPROVAL_COLUMNS.join(', ')}) VALUES (${APPROVAL_COLUMNS.map(() => '?').join(', ')})`,
+  );
+  const byId = db.prepare('SELECT * FROM approvals WHERE id = ?');
+  const newest = db.prepare('SELECT * FROM approvals ORDER BY id DESC LIMIT ?');
+  const newestOf = db.prepare('SELECT * FROM approvals WHERE status = ? ORDER BY id DESC LIMIT ?');
+  // The status test makes the first decision the only one, whoever asks second.
+  const settle = db.prepare(
+    "UPDATE approvals SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
+  );
+  const deleteOld = db.prepare(
+    "DELETE FROM approvals WHERE created_at < ? AND status <> 'pending'",
+  );
+  const read = (id: string) => {
+    const row = byId.get(id) as ApprovalRow | undefined;
+    return row ? approvalOf(row) : undefined;
+  };
+  return {
+    async create(approval) {
+      insert.run(...approvalValues(approval));
+    },
+    async get(id) {
+      return read(id);
+    },
+    async list({ status, limit }) {
+      const rows = (
+        status === undefined ? newest.all(limit) : newestOf.all(status, limit)
+      ) as ApprovalRow[];
+      return rows.map(approvalOf);
+    },
+    async decide(id, status, decidedBy, decidedAt) {
+      const changed = settle.run(status, decidedBy, decidedAt, id).changes > 0;
+      const approval = read(id);
+      if (!approval) return { outcome: 'missing' };
+      return { outcome: changed ? 'decided' : 'already', approval };
+    },
+    async trim(before) {
+      return deleteOld.run(before).changes;
+    },
+    onChange: () => () => {},
+  };
+}
