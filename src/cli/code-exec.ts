@@ -131,7 +131,7 @@ async function run(flags: ExecFlags): Promise<number> {
   const runtime = createRuntime(config, logger, {
     warmWorkers: 1,
     ...(store && config.activity.enabled ? { activityStore: store.activity } : {}),
-    ...(store ? { toolPinStore: store.toolPins } : {}),
+    ...(store ? { toolPinStore: store.toolPins, approvalStore: store.approvals } : {}),
   });
   // The sandbox worker and the SDK load while the source is prepared.
   void runtime.start();

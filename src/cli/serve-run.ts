@@ -43,6 +43,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     codeToolStore: store.codeTools,
     activityStore: store.activity,
     toolPinStore: store.toolPins,
+    approvalStore: store.approvals,
     clusterSlots: store.clusterSlots,
   });
   // Watch from the moment the config is loaded: an edit during the warm-up is not lost.

@@ -26,6 +26,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
     live: true,
     activityStore: store.activity,
     toolPinStore: store.toolPins,
+    approvalStore: store.approvals,
     ...(flags.codemode ? {} : { codeToolStore: store.codeTools }),
   });
   const server = flags.codemode

@@ -130,6 +130,7 @@ export function activityRecords(
       logs: [],
       response: call.response ?? null,
       instance_id: instanceId,
+      approval_id: call.approvalId ?? null,
     };
   });
   // Every record within its bounds, whatever the request or the program put in it.

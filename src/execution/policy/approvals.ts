@@ -6,7 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { APPROVAL_PROGRESS_INTERVAL_MS, MAX_PENDING_APPROVALS } from '../../config/defaults.ts';
+import {
+  APPROVAL_PROGRESS_INTERVAL_MS,
+  APPROVAL_RETENTION_DAYS,
+  MAX_PENDING_APPROVALS,
+} from '../../config/defaults.ts';
 import type { ApprovalRecord, ApprovalStatus, ApprovalStore } from '../../store/index.ts';
 import { canonicalJson } from '../../util/canonical-json.ts';
 import type { Logger } from '../../util/logger.ts';
@@ -80,9 +84,15 @@ export class Approvals implements ApprovalDesk {
     this.events.setMaxListeners(0);
   }
 
-  /** Hears decisions made on other instances; expires what an earlier run of this instance left pending. */
+  /**
+   * Hears decisions made on other instances; expires what an earlier run of this instance left
+   * pending (its calls are gone); forgets decisions older than APPROVAL_RETENTION_DAYS.
+   */
   async start(): Promise<void> {
     this.unsubscribe ??= this.store.onChange((id) => void this.onRemote(id));
+    await this.store.trim(
+      new Date(Date.now() - APPROVAL_RETENTION_DAYS * 86_400_000).toISOString(),
+    );
     const now = new Date().toISOString();
     for (const left of await this.store.list({ status: 'pending', limit: MAX_APPROVALS_LISTED })) {
       if (left.instance_id === this.instanceId() && !this.waiters.has(left.id)) {
