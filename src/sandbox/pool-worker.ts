@@ -149,7 +149,7 @@ export class PoolWorker {
   run(job: JobSpec, bridge: JobBridge): Promise<JobOutcome> {
     const execId = this.nextExecId++;
     return new Promise((resolve) => {
-      const clock = new HeldClock((count, before) => this.onClock(count, before));
+      const clock: HeldClock = new HeldClock((count, before) => this.onClock(clock, count, before));
       const running: Running = {
         execId,
         bridge,
@@ -173,6 +173,7 @@ export class PoolWorker {
         return;
       }
       this.armWatchdog(running, job.limits.deadlineMs + WATCHDOG_GRACE_MS - Date.now());
+      Atomics.store(this.signal, SIGNAL.heldMs, 0);
       Atomics.store(this.signal, SIGNAL.prepared, 0);
       this.worker.postMessage({ type: 'execute', execId, job });
     });
@@ -192,7 +193,8 @@ export class PoolWorker {
    * once (a timed wait would otherwise count held time as wall time, an untimed one could
    * sleep past the release).
    */
-  private onClock(count: number, before: number): void {
+  private onClock(clock: HeldClock, count: number, before: number): void {
+    if (count === 0) Atomics.store(this.signal, SIGNAL.heldMs, Math.floor(clock.heldTotalMs));
     Atomics.store(this.signal, SIGNAL.held, count);
     Atomics.add(this.signal, SIGNAL.replies, 1);
     Atomics.notify(this.signal, SIGNAL.replies);

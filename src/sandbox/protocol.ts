@@ -53,8 +53,14 @@ export const SIGNAL = {
    * waits on the host do not count toward the wall-clock deadline.
    */
   held: 2,
+  /**
+   * Milliseconds the run's clock was held, closed holds only, set by the host before it
+   * clears `held`: the worker never counts more than this as paused, so its deadline never
+   * passes after the host's (it wakes a little after each release).
+   */
+  heldMs: 3,
 } as const;
-export const SIGNAL_BYTES = 3 * Int32Array.BYTES_PER_ELEMENT;
+export const SIGNAL_BYTES = 4 * Int32Array.BYTES_PER_ELEMENT;
 
 /** The QuickJS wasm, compiled once by the host, with what it knows of the binary. */
 export interface WasmBuild {

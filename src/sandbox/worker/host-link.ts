@@ -87,7 +87,11 @@ export class HostLink {
       if (Atomics.load(this.signal, SIGNAL.held) > 0) {
         const started = performance.now();
         Atomics.wait(this.signal, SIGNAL.replies, seen, HELD_WAIT_SLICE_MS);
-        deadline.pause(performance.now() - started);
+        const waited = performance.now() - started;
+        // Released: the host's total of held time is final and bounds ours.
+        if (Atomics.load(this.signal, SIGNAL.held) === 0)
+          deadline.pause(waited, Atomics.load(this.signal, SIGNAL.heldMs));
+        else deadline.pause(waited);
         continue;
       }
       const remaining = deadline.atMs - Date.now();

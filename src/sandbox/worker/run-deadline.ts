@@ -21,9 +21,9 @@ export class RunDeadline {
     return Date.now() >= this.atMs;
   }
 
-  /** Adds time spent blocked on the host while the clock was held. */
-  pause(ms: number): void {
-    this.pausedMs += ms;
+  /** Adds time spent blocked on the host while the clock was held (`ceilingMs` at most in all). */
+  pause(ms: number, ceilingMs = Number.POSITIVE_INFINITY): void {
+    this.pausedMs = Math.min(this.pausedMs + ms, ceilingMs);
   }
 
   /** Runs `fn` held to `graceMs` from now instead of the deadline. */
