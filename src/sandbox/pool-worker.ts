@@ -1,10 +1,11 @@
 /**
  * @module One sandbox worker thread seen from the host: runs one job at a time, answers
- * its calls on the call port, and is terminated by a watchdog when the guest is stuck in
- * a builtin that ignores the interrupt.
+ * its calls on the call port, tells the worker when the run's clock is held, and is
+ * terminated by a watchdog when the guest is stuck in a builtin that ignores the interrupt.
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
 import type { BridgeReply, JobBridge } from './executor.ts';
+import { HeldClock } from './held-clock.ts';
 import {
   type CallMessage,
   type CallReply,
@@ -20,6 +21,8 @@ import { workerEntry } from './worker-url.ts';
 
 /** How long past its deadline a job may take to report before its worker is terminated. */
 export const WATCHDOG_GRACE_MS = 50;
+/** While the run's clock is held its deadline keeps moving: the watchdog looks again after this long. */
+const WATCHDOG_HELD_RECHECK_MS = 250;
 const WORKER_HEAP_LIMIT_MB = 512;
 /**
  * The worker's young generation: two 1 MiB semispaces (the size V8 starts them at, and its
@@ -34,13 +37,24 @@ interface Running {
   execId: number;
   bridge: JobBridge;
   resolve: (outcome: JobOutcome) => void;
-  watchdog: NodeJS.Timeout;
+  /** The job's own deadline; the time the clock was held is added to it. */
+  deadlineMs: number;
+  clock: HeldClock;
+  watchdog: NodeJS.Timeout | undefined;
 }
 
 const TIMEOUT_OUTCOME: JobOutcome = {
   ok: false,
   error: { code: 'TIMEOUT', message: 'JavaScript execution timed out', stack: '' },
 };
+
+/** What the pool hears from one of its workers. */
+export interface WorkerEvents {
+  /** The worker is gone (exited, failed or terminated). */
+  onGone(worker: PoolWorker): void;
+  /** The worker's run now holds its clock: it waits for the host and costs no CPU. */
+  onHeld(worker: PoolWorker): void;
+}
 
 /** How the worker prepares instances, and who hears when it cannot restore them. */
 export interface EngineOptions {
@@ -66,7 +80,7 @@ export class PoolWorker {
     wasm: WasmBuild,
     memoryLimitBytes: number,
     stackLimitBytes: number,
-    private readonly onGone: (worker: PoolWorker) => void,
+    private readonly events: WorkerEvents,
     private readonly engine: EngineOptions = {},
   ) {
     const channel = new MessageChannel();
@@ -126,14 +140,40 @@ export class PoolWorker {
     return !this.dead;
   }
 
+  /** True while the running job's bridge holds its clock (the worker waits, at no CPU). */
+  get held(): boolean {
+    return this.running?.clock.held ?? false;
+  }
+
   /** Runs one job; resolves when the worker reports, or with TIMEOUT when the watchdog fires. */
   run(job: JobSpec, bridge: JobBridge): Promise<JobOutcome> {
     const execId = this.nextExecId++;
     return new Promise((resolve) => {
-      const delay = Math.max(0, job.limits.deadlineMs - Date.now()) + WATCHDOG_GRACE_MS;
-      const watchdog = setTimeout(() => this.onWatchdog(execId), delay);
-      this.running = { execId, bridge, resolve, watchdog };
+      const clock: HeldClock = new HeldClock((count, before) => this.onClock(clock, count, before));
+      const running: Running = {
+        execId,
+        bridge,
+        resolve,
+        deadlineMs: job.limits.deadlineMs,
+        clock,
+        watchdog: undefined,
+      };
+      this.running = running;
       this.reserved = false;
+      try {
+        bridge.bindClock?.({ hold: () => clock.hold() });
+      } catch (error) {
+        this.finish(execId, {
+          ok: false,
+          error: {
+            code: 'EXECUTION_FAILED',
+            message: `binding the run's clock failed: ${String(error)}`,
+          },
+        });
+        return;
+      }
+      this.armWatchdog(running, job.limits.deadlineMs + WATCHDOG_GRACE_MS - Date.now());
+      Atomics.store(this.signal, SIGNAL.heldMs, 0);
       Atomics.store(this.signal, SIGNAL.prepared, 0);
       this.worker.postMessage({ type: 'execute', execId, job });
     });
@@ -144,7 +184,25 @@ export class PoolWorker {
     if (!running || running.execId !== execId) return;
     clearTimeout(running.watchdog);
     this.running = undefined;
+    running.clock.end();
     running.resolve(outcome);
+  }
+
+  /**
+   * Publishes the held count to the worker, and wakes it if it waits: it re-reads the count at
+   * once (a timed wait would otherwise count held time as wall time, an untimed one could
+   * sleep past the release).
+   */
+  private onClock(clock: HeldClock, count: number, before: number): void {
+    if (count === 0) Atomics.store(this.signal, SIGNAL.heldMs, Math.floor(clock.heldTotalMs));
+    Atomics.store(this.signal, SIGNAL.held, count);
+    Atomics.add(this.signal, SIGNAL.replies, 1);
+    Atomics.notify(this.signal, SIGNAL.replies);
+    if (before === 0 && count > 0) this.events.onHeld(this);
+  }
+
+  private armWatchdog(running: Running, delayMs: number): void {
+    running.watchdog = setTimeout(() => this.onWatchdog(running.execId), Math.max(0, delayMs));
   }
 
   private onWorkerMessage(message: WorkerToHost): void {
@@ -155,8 +213,19 @@ export class PoolWorker {
     }
   }
 
+  /** The deadline moves by the time the clock was held, and never passes while it is held. */
   private onWatchdog(execId: number): void {
-    if (this.running?.execId !== execId) return;
+    const running = this.running;
+    if (running?.execId !== execId) return;
+    if (running.clock.held) {
+      this.armWatchdog(running, WATCHDOG_HELD_RECHECK_MS);
+      return;
+    }
+    const dueMs = running.deadlineMs + running.clock.heldTotalMs + WATCHDOG_GRACE_MS;
+    if (dueMs > Date.now()) {
+      this.armWatchdog(running, dueMs - Date.now());
+      return;
+    }
     this.finish(execId, TIMEOUT_OUTCOME);
     void this.terminate();
   }
@@ -182,7 +251,7 @@ export class PoolWorker {
     if (this.dead) return;
     this.dead = true;
     this.port.close();
-    this.onGone(this);
+    this.events.onGone(this);
   }
 
   private reply(message: CallReply): void {

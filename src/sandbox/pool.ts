@@ -1,7 +1,8 @@
 /**
  * @module The sandbox worker pool: up to `size` worker threads, started lazily with a warm
- * minimum, one execution per worker at a time, FIFO queue beyond that. Implements the
- * SandboxExecutor contract.
+ * minimum, one execution per worker at a time, FIFO queue beyond that. A worker whose run
+ * holds its clock (a call waiting for a decision) costs no CPU and does not count toward
+ * `size`. Implements the SandboxExecutor contract.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -68,7 +69,7 @@ export class SandboxPool implements SandboxExecutor {
       this.wasm!,
       this.options.memoryLimitBytes,
       GUEST_STACK_LIMIT_BYTES,
-      (gone) => this.onGone(gone),
+      { onGone: (gone) => this.onGone(gone), onHeld: () => this.dispatch() },
       this.options.engine,
     );
     this.workers.add(worker);
@@ -126,8 +127,25 @@ export class SandboxPool implements SandboxExecutor {
       idle ??= worker;
     }
     if (idle) return idle;
-    if (this.workers.size < this.options.size) return this.spawn();
+    if (this.workers.size - this.heldCount() < this.options.size) return this.spawn();
     return undefined;
+  }
+
+  private heldCount(): number {
+    let held = 0;
+    for (const worker of this.workers) if (worker.held) held++;
+    return held;
+  }
+
+  /** Stops idle workers beyond `size` plus the held ones: those a hold made the pool start. */
+  private retireSpares(): void {
+    let spare = this.workers.size - this.heldCount() - this.options.size;
+    for (const worker of [...this.workers]) {
+      if (spare <= 0) return;
+      if (worker.busy || !worker.alive) continue;
+      spare--;
+      void worker.terminate();
+    }
   }
 
   private dispatch(): void {
@@ -156,6 +174,7 @@ export class SandboxPool implements SandboxExecutor {
     worker.run(waiting.job, waiting.bridge).then((outcome) => {
       waiting.resolve(outcome);
       this.dispatch();
+      this.retireSpares();
     });
   }
 

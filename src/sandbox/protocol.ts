@@ -47,8 +47,20 @@ export const SIGNAL = {
   replies: 0,
   /** 1 while the worker holds a prepared instance (set by the worker, cleared by the host). */
   prepared: 1,
+  /**
+   * Holds open on the run's clock (RunClock.hold), set by the host; each change also bumps
+   * `replies`, so a waiting worker re-reads it at once. While it is above 0 the worker's
+   * waits on the host do not count toward the wall-clock deadline.
+   */
+  held: 2,
+  /**
+   * Milliseconds the run's clock was held, closed holds only, set by the host before it
+   * clears `held`: the worker never counts more than this as paused, so its deadline never
+   * passes after the host's (it wakes a little after each release).
+   */
+  heldMs: 3,
 } as const;
-export const SIGNAL_BYTES = 8;
+export const SIGNAL_BYTES = 4 * Int32Array.BYTES_PER_ELEMENT;
 
 /** The QuickJS wasm, compiled once by the host, with what it knows of the binary. */
 export interface WasmBuild {

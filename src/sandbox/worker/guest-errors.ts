@@ -19,6 +19,25 @@ export function tooLargeGlobals(why: 'out of memory' | 'stack overflow'): GuestE
 /** QuickJS's own out-of-memory errors ("out of memory", "out of memory in regexp execution"). */
 export const OUT_OF_MEMORY = /^out of memory\b/;
 
+/** A reply of at least this share of the memory cap (1/8) is named when the memory runs out. */
+const BIG_REPLY_SHARE = 8;
+
+/** MEMORY_LIMIT_EXCEEDED; names the largest tool result the guest received when it was a large share of the cap. */
+export function memoryLimitError(limitBytes: number, largestReplyChars: number): GuestError {
+  const mb = Math.round(limitBytes / 1_048_576);
+  // A result takes its text and its parsed copy in the guest: say so when one was a large share.
+  const reply = largestReplyChars;
+  const note =
+    reply * BIG_REPLY_SHARE >= limitBytes
+      ? `; it had received a tool result of ${(reply / 1_048_576).toFixed(1)} MB of JSON, which the sandbox holds as text and again decoded (raise the memory limit, or ask the tool for less)`
+      : '';
+  return {
+    code: 'MEMORY_LIMIT_EXCEEDED',
+    message: `The program exceeded the sandbox memory limit (${mb} MB)${note}`,
+    stack: '',
+  };
+}
+
 /** Position of the first frame in the program's own file (not the prelude's) in a QuickJS stack. */
 function topFrame(stack: string, filename: string): { line: number; column: number } | undefined {
   for (const line of stack.split('\n')) {

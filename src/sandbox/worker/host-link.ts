@@ -4,6 +4,10 @@
  */
 import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { type CallMessage, type CallReply, SIGNAL } from '../protocol.ts';
+import type { RunDeadline } from './run-deadline.ts';
+
+/** Longest single wait while the clock is held; the held count is read again after each. */
+const HELD_WAIT_SLICE_MS = 1000;
 
 export class HostLink {
   private readonly signal: Int32Array;
@@ -69,15 +73,28 @@ export class HostLink {
   }
 
   /**
-   * Blocks until a reply that `pick` accepts arrives or `deadlineMs` passes (then undefined).
+   * Blocks until a reply that `pick` accepts arrives or the deadline passes (then undefined).
    * The signal is read before the port is drained, so a reply posted in between wakes the wait.
+   * While the host holds the run's clock the wait ignores the deadline and its time goes to
+   * `deadline.pause`; the host bumps the signal on every hold change, so each wait is cut
+   * where the held count changes.
    */
-  waitFor(deadlineMs: number, pick: () => CallReply | undefined): CallReply | undefined {
+  waitFor(deadline: RunDeadline, pick: () => CallReply | undefined): CallReply | undefined {
     for (;;) {
       const seen = Atomics.load(this.signal, SIGNAL.replies);
       const reply = pick();
       if (reply) return reply;
-      const remaining = deadlineMs - Date.now();
+      if (Atomics.load(this.signal, SIGNAL.held) > 0) {
+        const started = performance.now();
+        Atomics.wait(this.signal, SIGNAL.replies, seen, HELD_WAIT_SLICE_MS);
+        const waited = performance.now() - started;
+        // Released: the host's total of held time is final and bounds ours.
+        if (Atomics.load(this.signal, SIGNAL.held) === 0)
+          deadline.pause(waited, Atomics.load(this.signal, SIGNAL.heldMs));
+        else deadline.pause(waited);
+        continue;
+      }
+      const remaining = deadline.atMs - Date.now();
       if (remaining <= 0) return undefined;
       Atomics.wait(this.signal, SIGNAL.replies, seen, remaining);
     }

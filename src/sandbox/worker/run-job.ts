@@ -12,6 +12,7 @@ import type { CallReply, GuestError, JobOutcome, JobSpec, LogLevel } from '../pr
 import {
   type Described,
   errorFrom,
+  memoryLimitError,
   OUT_OF_MEMORY,
   outputTooLarge,
   SERIALIZATION_MESSAGE,
@@ -21,6 +22,7 @@ import {
 import type { HostLink } from './host-link.ts';
 import { type Instance, memoryExhausted } from './instance.ts';
 import { SERIALIZER_SOURCE } from './prelude.ts';
+import { RunDeadline } from './run-deadline.ts';
 import { cutToBytes } from './utf8.ts';
 
 const EVAL_TYPE_GLOBAL = 0;
@@ -39,12 +41,10 @@ class GuestThrew extends Error {
   }
 }
 
-/** A reply of at least this share of the memory cap (1/8) is named when the memory runs out. */
-const BIG_REPLY_SHARE = 8;
-
 export class JobRun {
   private aborted: GuestError | undefined;
-  private deadlineMs: number;
+  /** The job's deadline, pushed back by host waits while the clock is held. */
+  private readonly deadline: RunDeadline;
   /** Async calls in flight: their guest promises, by call id. */
   private readonly asyncPending = new Map<number, QuickJSDeferredPromise>();
   private logLines = 0;
@@ -61,11 +61,11 @@ export class JobRun {
     private readonly execId: number,
     private readonly link: HostLink,
   ) {
-    this.deadlineMs = job.limits.deadlineMs;
+    this.deadline = new RunDeadline(job.limits.deadlineMs);
   }
 
   private get timedOut(): boolean {
-    return Date.now() >= this.deadlineMs;
+    return this.deadline.passed;
   }
 
   private checkAlive(): void {
@@ -103,7 +103,7 @@ export class JobRun {
   private wait(pick: () => CallReply | undefined): CallReply | undefined {
     const started = performance.now();
     try {
-      return this.link.waitFor(this.deadlineMs, pick);
+      return this.link.waitFor(this.deadline, pick);
     } finally {
       this.waitedMs += performance.now() - started;
     }
@@ -176,9 +176,11 @@ export class JobRun {
 
   /** Reads a guest exception; undefined when even that fails (out of memory, a hostile getter). */
   private describe(error: QuickJSHandle): Described | undefined {
+    return this.deadline.withGrace(DESCRIBE_GRACE_MS, () => this.describeNow(error));
+  }
+
+  private describeNow(error: QuickJSHandle): Described | undefined {
     const { context } = this.instance;
-    const saved = this.deadlineMs;
-    this.deadlineMs = Date.now() + DESCRIBE_GRACE_MS;
     const text = (name: string) => {
       const prop = context.getProp(error, name);
       try {
@@ -200,25 +202,11 @@ export class JobRun {
       return { isError, name: '', message: value ?? String(value), stack: '' };
     } catch {
       return undefined;
-    } finally {
-      this.deadlineMs = saved;
     }
   }
 
   private memoryError(): GuestError {
-    const limit = this.instance.memoryLimitBytes;
-    const mb = Math.round(limit / 1_048_576);
-    // A result takes its text and its parsed copy in the guest: say so when one was a large share.
-    const reply = this.largestReplyChars;
-    const note =
-      reply * BIG_REPLY_SHARE >= limit
-        ? `; it had received a tool result of ${(reply / 1_048_576).toFixed(1)} MB of JSON, which the sandbox holds as text and again decoded (raise the memory limit, or ask the tool for less)`
-        : '';
-    return {
-      code: 'MEMORY_LIMIT_EXCEEDED',
-      message: `The program exceeded the sandbox memory limit (${mb} MB)${note}`,
-      stack: '',
-    };
+    return memoryLimitError(this.instance.memoryLimitBytes, this.largestReplyChars);
   }
 
   private classify(error: QuickJSHandle, phase: 'compile' | 'run'): GuestError {
