@@ -3,58 +3,15 @@
  * carry MCP annotations and count the calls they receive, REST decisions, an SDK client that
  * answers elicitation requests, progress notifications, expiry and tampered decisions.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { ROOT, writeConfig } from './helpers.ts';
+import { policyConfig } from './policy-fixtures.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
-
-const MUTABLE = path.join(ROOT, 'test', 'fixtures', 'mutable-server.mjs');
-const PATH_SCHEMA = { type: 'object', properties: { path: { type: 'string' } } };
-export const ANNOTATED_TOOLS = [
-  {
-    name: 'wipe',
-    description: 'Wipe a path',
-    inputSchema: PATH_SCHEMA,
-    annotations: { destructiveHint: true },
-  },
-  {
-    name: 'read',
-    description: 'Read a path',
-    inputSchema: PATH_SCHEMA,
-    annotations: { readOnlyHint: true },
-  },
-  { name: 'write', description: 'Write a path', inputSchema: PATH_SCHEMA },
-];
-
-/** A gateway over the mutable server with `extra` config (tool_pinning off: policy alone decides). */
-export function policyConfig(extra: Record<string, unknown>): string {
-  const configFile = writeConfig({});
-  const toolsFile = path.join(path.dirname(configFile), 'tools.json');
-  fs.writeFileSync(toolsFile, JSON.stringify(ANNOTATED_TOOLS));
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify({
-      tool_pinning: 'off',
-      ...extra,
-      mcpServers: [
-        {
-          name: 'mut',
-          command: process.execPath,
-          args: [MUTABLE],
-          env: { MUTABLE_TOOLS_FILE: toolsFile },
-        },
-      ],
-    }),
-  );
-  return configFile;
-}
 
 const exec = (g: RunningGateway, code: string, options: Json = {}): Promise<Json> =>
   g.rest('POST', '/api/v1/code/exec', { code, options }).then((r) => r.json);

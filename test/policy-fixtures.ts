@@ -1,0 +1,45 @@
+/** @module A fixture for tool-policy tests: the mutable server with annotated tools, and a config over it. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, writeConfig } from './helpers.ts';
+
+export const MUTABLE = path.join(ROOT, 'test', 'fixtures', 'mutable-server.mjs');
+const PATH_SCHEMA = { type: 'object', properties: { path: { type: 'string' } } };
+export const ANNOTATED_TOOLS = [
+  {
+    name: 'wipe',
+    description: 'Wipe a path',
+    inputSchema: PATH_SCHEMA,
+    annotations: { destructiveHint: true },
+  },
+  {
+    name: 'read',
+    description: 'Read a path',
+    inputSchema: PATH_SCHEMA,
+    annotations: { readOnlyHint: true },
+  },
+  { name: 'write', description: 'Write a path', inputSchema: PATH_SCHEMA },
+];
+
+/** A gateway over the mutable server with `extra` config (tool_pinning off: policy alone decides). */
+export function policyConfig(extra: Record<string, unknown>): string {
+  const configFile = writeConfig({});
+  const toolsFile = path.join(path.dirname(configFile), 'tools.json');
+  fs.writeFileSync(toolsFile, JSON.stringify(ANNOTATED_TOOLS));
+  fs.writeFileSync(
+    configFile,
+    JSON.stringify({
+      tool_pinning: 'off',
+      ...extra,
+      mcpServers: [
+        {
+          name: 'mut',
+          command: process.execPath,
+          args: [MUTABLE],
+          env: { MUTABLE_TOOLS_FILE: toolsFile },
+        },
+      ],
+    }),
+  );
+  return configFile;
+}
