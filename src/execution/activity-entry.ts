@@ -6,7 +6,7 @@ import { boundRecord } from './activity-bound.ts';
 import { cutForActivity } from './activity-cut.ts';
 import type { ActivityRecorder, QueuedRecord } from './activity-recorder.ts';
 import { activityStatus } from './activity-status.ts';
-import type { CallDetail } from './call-gate.ts';
+import type { CallDetail } from './call-trace.ts';
 import type { Caller, Envelope } from './types.ts';
 
 /** What is known of an execution when it starts. */

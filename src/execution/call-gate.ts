@@ -17,8 +17,8 @@ import type {
 } from '../sandbox/index.ts';
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import { cutForActivity, cutJsonForActivity, cutText } from './activity-cut.ts';
 import { batchShape, callShape } from './call-shape.ts';
+import { type CallDetail, type CallFacts, CallTrace, type Finish } from './call-trace.ts';
 import { messageFor } from './caller-view.ts';
 import { dryRunOutcome } from './dry-run.ts';
 import {
@@ -62,67 +62,22 @@ export interface GateOptions {
 
 type Refusal = { code: string; message: string };
 
-/**
- * Fills a reserved trace entry once: with the error code, or none for success. `answerJson`,
- * when given, is the answer's JSON (not encoded again for the history's cut).
- */
-type Finish = (
-  started: number,
-  answer: Answer,
-  ended?: number,
-  answerJson?: string,
-  facts?: CallFacts,
-) => void;
-
-/** What the trace and the history record of a call beyond its answer. */
-interface CallFacts {
-  /** The approval that let the call go out (tool_policy ask). */
-  approvalId?: string;
-  /** The contract's code, where the dialect's envelope says less (upstream_timeout for APPROVAL_TIMEOUT). */
-  code?: string;
-}
-
-/** What the guest got for one call: an envelope of either dialect. */
-type Answer = { ok: boolean; error?: { code: string; message: string } };
-
-/** One call as the activity history records it: the trace entry plus what went and came back. */
-export interface CallDetail {
-  entry: ToolCallRecord;
-  /** The arguments, redacted and cut as the history stores them (cutForActivity). */
-  args: unknown;
-  /** Epoch milliseconds when the program made the call. */
-  startedAt: number;
-  message?: string;
-  /** The envelope the guest received, cut as the history stores it. */
-  response?: unknown;
-  /** The approval that let the call go out (tool_policy ask). */
-  approvalId?: string;
-}
-
 /** Refusals of tool_policy, recorded under their own codes in both dialects. */
 const POLICY_CODES = new Set(['POLICY_DENIED', 'APPROVAL_DENIED', 'APPROVAL_TIMEOUT']);
 
-/** Code of a trace entry whose call was still in flight when the execution ended. */
-export const CANCELLED = 'CANCELLED';
-const CANCELLED_MESSAGE =
-  'the execution ended before this call answered; it was cancelled (a call already sent to its server gets notifications/cancelled)';
-
 export class CallGate implements JobBridge {
-  readonly toolCalls: ToolCallRecord[] = [];
-  /** The same calls in the same order, with arguments and answers (for the activity history). */
-  readonly calls: CallDetail[] = [];
+  private readonly trace: CallTrace;
   readonly logs: string[] = [];
   private used = 0;
   private refusedOnce = false;
   private readonly inFlight = new Set<AbortController>();
-  /** Trace entries reserved but not yet filled, with when they were reserved. */
-  private readonly unfinished = new Map<ToolCallRecord, number>();
   private closed = false;
   private readonly asyncSlots: ConcurrencyLimiter;
   /** Catalog operations and schema checks, one per event loop turn (fairness between executions). */
   private readonly hostWork = new HostWorkQueue();
 
   constructor(private readonly options: GateOptions) {
+    this.trace = new CallTrace(options.config.activity.redactKeys);
     this.asyncSlots = new ConcurrencyLimiter(
       options.maxConcurrentToolCalls ?? options.config.codeExecution.maxParallel,
       Number.MAX_SAFE_INTEGER,
@@ -186,41 +141,6 @@ export class CallGate implements JobBridge {
       };
     }
     return undefined;
-  }
-
-  /**
-   * Takes the call's place in the trace now, in the order the program made its calls, and
-   * returns how to fill it when the call finishes (calls finish in any order).
-   */
-  private reserve(request: CallRequest): Finish {
-    const entry: ToolCallRecord = {
-      server: request.server,
-      tool: request.tool,
-      ok: false,
-      duration_ms: 0,
-    };
-    this.toolCalls.push(entry);
-    // Kept cut (as the history stores them): a program making thousands of calls with large
-    // arguments or answers must not hold them all in the gateway until it ends.
-    const detail: CallDetail = {
-      entry,
-      args: cutForActivity(request.args, this.options.config.activity.redactKeys),
-      startedAt: Date.now(),
-    };
-    this.calls.push(detail);
-    this.unfinished.set(entry, performance.now());
-    return (started, answer, ended, answerJson, facts) => {
-      if (!this.unfinished.delete(entry)) return;
-      if (facts?.approvalId) detail.approvalId = facts.approvalId;
-      entry.ok = answer.ok;
-      entry.duration_ms = Math.round(((ended ?? performance.now()) - started) * 100) / 100;
-      if (answer.error) {
-        entry.code = facts?.code ?? answer.error.code;
-        detail.message = cutText(answer.error.message);
-      }
-      detail.response =
-        answerJson === undefined ? cutForActivity(answer) : cutJsonForActivity(answer, answerJson);
-    };
   }
 
   /**
@@ -293,7 +213,7 @@ export class CallGate implements JobBridge {
     const verdict = this.judge(request);
     if (verdict === 'fatal') return this.fatal();
     if (verdict?.overBudget) this.refusedOnce = true;
-    const finish = this.reserve(request);
+    const finish = this.trace.reserve(request);
     const step = verdict?.refusal ? undefined : await this.options.policy?.judge(request);
     // Then the arguments against the tool's input schema: call_tool's at once (its guest
     // waits on this call alone), tools.* one check per turn (a guest may fire thousands).
@@ -361,7 +281,7 @@ export class CallGate implements JobBridge {
       const request = batch.requests[i]!;
       const verdict = this.judge(request);
       if (verdict === 'fatal') return this.fatal();
-      const finish = this.reserve(request);
+      const finish = this.trace.reserve(request);
       overBudget ||= verdict?.overBudget ?? false;
       const step = verdict?.refusal ? undefined : await this.options.policy?.judge(request);
       // The arguments are checked here too: the batch's guest waits on it alone.
@@ -451,21 +371,24 @@ export class CallGate implements JobBridge {
   close(): void {
     this.closed = true;
     this.options.policy?.close();
-    const now = performance.now();
-    for (const detail of this.calls)
-      if (this.unfinished.has(detail.entry)) detail.message = CANCELLED_MESSAGE;
-    for (const [entry, reserved] of this.unfinished) {
-      entry.duration_ms = Math.round((now - reserved) * 100) / 100;
-      entry.code = CANCELLED;
-    }
-    this.unfinished.clear();
+    this.trace.close();
     this.hostWork.close();
     for (const controller of this.inFlight) controller.abort();
     this.inFlight.clear();
     this.asyncSlots.drain();
   }
 
+  /** The trace entries, in the order the program made its calls. */
+  get toolCalls(): ToolCallRecord[] {
+    return this.trace.toolCalls;
+  }
+
+  /** The same calls in the same order, with arguments and answers (for the activity history). */
+  get calls(): readonly CallDetail[] {
+    return this.trace.calls;
+  }
+
   get callCount(): number {
-    return this.toolCalls.length;
+    return this.trace.toolCalls.length;
   }
 }

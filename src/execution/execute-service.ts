@@ -15,16 +15,10 @@ import type { ResolvedConfig } from '../config/index.ts';
 import { type GuestError, type SandboxExecutor, stripFunctionBody } from '../sandbox/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import {
-  activityIdFor,
-  callerLabel,
-  newRunFacts,
-  type RunFacts,
-  recordRun,
-} from './activity-entry.ts';
+import { activityIdFor, newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
 import type { ActivityRecorder } from './activity-recorder.ts';
-import type { CallDetail } from './call-gate.ts';
 import { CallGate } from './call-gate.ts';
+import type { CallDetail } from './call-trace.ts';
 import { featureDisabled, messageFor } from './caller-view.ts';
 import { fitExecuteResult } from './fit-execute.ts';
 import { mapGuestError } from './map-positions.ts';
@@ -206,16 +200,7 @@ export class ExecuteService {
     const config = this.deps.config();
     // Known before the result is fitted: the activity_id it carries counts toward the bound.
     const activityId = activityIdFor(this.deps.activity, config, facts);
-    const policy = new CallPolicy({
-      registry: this.deps.registry,
-      config,
-      approvals: this.deps.approvals,
-      channel: options.channel,
-      signal: options.signal,
-      caller: callerLabel(caller),
-      activityId: activityId ?? null,
-      code: facts.code ?? null,
-    });
+    const policy = new CallPolicy({ ...this.deps, config, facts, activityId, run: options });
     try {
       const unfitted = await this.executeChecked(args, caller, calls, config, policy);
       const outcome = fitExecuteResult(unfitted, config.codeMode.maxOutputBytes, activityId);

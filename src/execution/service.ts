@@ -17,15 +17,10 @@ import { resolveScript, scriptsDir } from '../scripts/index.ts';
 import type { ActivitySurface, CodeTool } from '../store/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import {
-  activityIdFor,
-  callerLabel,
-  newRunFacts,
-  type RunFacts,
-  recordRun,
-} from './activity-entry.ts';
+import { activityIdFor, newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
 import type { ActivityRecorder } from './activity-recorder.ts';
-import { type CallDetail, CallGate } from './call-gate.ts';
+import { CallGate } from './call-gate.ts';
+import type { CallDetail } from './call-trace.ts';
 import { errorFor, featureDisabled } from './caller-view.ts';
 import { fitAnswer } from './fit-output.ts';
 import { cannotFit, type InputFacts, inputTooLarge } from './input-fit.ts';
@@ -339,15 +334,11 @@ export class ExecutionService {
       memoryLimitBytes: run.memoryLimitMb * 1_048_576,
       pins: this.deps.pins,
       policy: new CallPolicy({
-        registry: this.deps.registry,
+        ...this.deps,
         config,
-        approvals: this.deps.approvals,
-        channel: run.options.channel,
-        signal: run.options.signal,
-        caller: callerLabel(run.caller),
-        activityId: activityIdFor(this.deps.activity, config, run.facts) ?? null,
-        code: run.facts.code ?? null,
-        dryRun: run.options.dryRun,
+        facts: run.facts,
+        activityId: activityIdFor(this.deps.activity, config, run.facts),
+        run: run.options,
       }),
     });
     const outcome = await this.deps.executor.run(

@@ -5,6 +5,7 @@
 import type { ResolvedConfig } from '../../config/index.ts';
 import type { CallRequest, RunClock } from '../../sandbox/index.ts';
 import type { UpstreamRegistry } from '../../upstream/index.ts';
+import { callerLabel, type RunFacts } from '../activity-entry.ts';
 import { type Approvals, argsDigest } from './approvals.ts';
 import { allowsEverything, deniedMessage, judgeCall, type PolicyVerdict } from './tool-policy.ts';
 import type { CallerChannel } from './types.ts';
@@ -16,17 +17,18 @@ export interface CallPolicyOptions {
   config: ResolvedConfig;
   /** Where `ask` calls wait; without it an `ask` call is refused (nobody could decide). */
   approvals?: Approvals;
-  /** The caller's own client or terminal, asked first. */
-  channel?: CallerChannel;
-  /** Aborts when the request was cancelled: its pending approvals expire. */
-  signal?: AbortSignal;
-  /** `admin` or `token:<name>`. */
-  caller: string;
-  activityId: string | null;
-  /** The program, as an approval shows it. */
-  code: string | null;
-  /** A dry run never asks: an `ask` call goes on to the dry run's stub. */
-  dryRun?: boolean;
+  /** The execution: who runs it and the program (as an approval shows them). */
+  facts: RunFacts;
+  /** The execution's activity record, when the history is on. */
+  activityId: string | undefined;
+  run: {
+    /** The caller's own client or terminal, asked first. */
+    channel?: CallerChannel;
+    /** Aborts when the request was cancelled: its pending approvals expire. */
+    signal?: AbortSignal;
+    /** A dry run never asks: an `ask` call goes on to the dry run's stub. */
+    dryRun?: boolean;
+  };
 }
 
 /** What the policy says before dispatch: refuse, hold for a decision, or nothing (send it). */
@@ -42,8 +44,8 @@ export class CallPolicy {
   private readonly onRequestAbort = () => this.ended.abort();
 
   constructor(private readonly options: CallPolicyOptions) {
-    options.signal?.addEventListener('abort', this.onRequestAbort, { once: true });
-    if (options.signal?.aborted) this.ended.abort();
+    options.run.signal?.addEventListener('abort', this.onRequestAbort, { once: true });
+    if (options.run.signal?.aborted) this.ended.abort();
   }
 
   bindClock(clock: RunClock): void {
@@ -77,7 +79,7 @@ export class CallPolicy {
         },
       };
     }
-    if (verdict.action === 'ask' && !this.options.dryRun) return { ask: verdict };
+    if (verdict.action === 'ask' && !this.options.run.dryRun) return { ask: verdict };
     return undefined;
   }
 
@@ -86,7 +88,7 @@ export class CallPolicy {
     request: CallRequest,
     verdict: PolicyVerdict,
   ): Promise<{ approvalId: string } | { refusal: Refusal }> {
-    const { approvals, config } = this.options;
+    const { approvals, config, facts } = this.options;
     const name = `${request.server}.${request.tool}`;
     if (!approvals) {
       return {
@@ -105,14 +107,14 @@ export class CallPolicy {
           tool: request.tool,
           args: request.args,
           reason: verdict.reason,
-          caller: this.options.caller,
-          activityId: this.options.activityId,
-          code: this.options.code,
+          caller: callerLabel(facts.caller),
+          activityId: this.options.activityId ?? null,
+          code: facts.code ?? null,
           redactKeys: config.activity.redactKeys,
           timeoutMs: config.toolPolicy.approvalTimeoutMs,
         },
         this.ended.signal,
-        this.options.channel,
+        this.options.run.channel,
       );
       if (!outcome.ok) return { refusal: { code: outcome.code, message: outcome.message } };
       // A decision is bound to the arguments it was shown: these, byte for byte in canonical form.
@@ -133,7 +135,7 @@ export class CallPolicy {
 
   /** The execution ended: calls still waiting expire. Idempotent. */
   close(): void {
-    this.options.signal?.removeEventListener('abort', this.onRequestAbort);
+    this.options.run.signal?.removeEventListener('abort', this.onRequestAbort);
     this.ended.abort();
   }
 }
