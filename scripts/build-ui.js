@@ -1,5 +1,5 @@
 // Build step: bundles the dashboard's client (src/ui/client) with CodeMirror into
-// dist/ui/assets/app.js and copies its stylesheet; the gateway serves both from /ui/assets/.
+// dist/ui/assets/app.js and its stylesheets into app.css; the gateway serves both from /ui/assets/.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,4 +21,10 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
-fs.copyFileSync(path.join(client, 'app.css'), path.join(out, 'app.css'));
+// One stylesheet served: styles.css and the files it imports, in their order.
+await build({
+  entryPoints: [path.join(client, 'styles.css')],
+  outfile: path.join(out, 'app.css'),
+  bundle: true,
+  logLevel: 'warning',
+});

@@ -289,12 +289,13 @@ describe('pages', () => {
     await shot('server-tools');
   });
 
-  it('navigates between the six pages with named links', async () => {
+  it('navigates between the seven pages with named links', async () => {
     await open('/ui/servers');
     for (const [name, heading] of [
       ['Code tools', 'Code tools'],
       ['Playground', 'Playground'],
       ['Activity', 'Activity'],
+      ['Approvals', 'Approvals'],
       ['Tokens', 'Tokens'],
       ['Scripts', 'Scripts'],
       ['Servers', 'Servers'],

@@ -167,6 +167,60 @@ describe('catalog', () => {
     ).toMatchObject({ error: { code: 'not_found' } });
   });
 
+  it('shows the annotations a server gave a tool in search, list and describe, and none when it gave none', () => {
+    const annotated: ToolEntry = {
+      ...tool('files', 'delete_file', 'Delete a file by path', ['path']),
+      annotations: { destructiveHint: true, idempotentHint: true },
+    };
+    const plain = tool('files', 'read_file', 'Read a file by path', ['path']);
+    const bare: ToolEntry = {
+      ...tool('files', 'stat_file', 'Stat a file by path'),
+      annotations: {},
+    };
+    const files = new Catalog({
+      entries: () => [annotated, plain, bare],
+      toolkits: () => [],
+      version: () => 1,
+      maxSearchResults: () => 5,
+      unavailable: () => [],
+    });
+    const hints = { destructiveHint: true, idempotentHint: true };
+    const search = files.run('tools.search', { query: 'delete file' }, all) as {
+      ok: true;
+      data: { items: Array<Record<string, unknown>> };
+    };
+    expect(search.data.items[0]).toEqual({
+      namespace: 'files',
+      name: 'delete_file',
+      qualifiedName: 'files.delete_file',
+      description: 'Delete a file by path',
+      annotations: hints,
+    });
+    const list = files.run('tools.list', { namespace: 'files' }, all) as {
+      ok: true;
+      data: { items: Array<Record<string, unknown>> };
+    };
+    expect(list.data.items.map((i) => [i.name, i.annotations])).toEqual([
+      ['delete_file', hints],
+      ['read_file', undefined],
+      ['stat_file', undefined],
+    ]);
+    const described = files.run('tools.describe', { namespace: 'files', name: 'delete_file' }, all);
+    expect(described).toMatchObject({
+      ok: true,
+      data: { qualifiedName: 'files.delete_file', annotations: hints, outputSchema: null },
+    });
+    const plainDescribed = files.run(
+      'tools.describe',
+      { namespace: 'files', name: 'read_file' },
+      all,
+    ) as {
+      ok: true;
+      data: Record<string, unknown>;
+    };
+    expect(plainDescribed.data).not.toHaveProperty('annotations');
+  });
+
   it('clamps search limit to search.max_results', () => {
     const many = catalog.run('tools.search', { query: 'customer ticket plan', limit: 50 }, all) as {
       ok: true;

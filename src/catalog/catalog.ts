@@ -60,6 +60,8 @@ const summary = (e: ToolEntry) => ({
   name: e.name,
   qualifiedName: e.qualifiedName,
   description: e.description,
+  // Only when the server gave some: an agent can see which tools ask before they run.
+  ...(e.annotations && Object.keys(e.annotations).length > 0 ? { annotations: e.annotations } : {}),
   ...(e.held ? { held: true } : {}),
 });
 

@@ -7,6 +7,8 @@ export interface ToolEntry {
   description: string;
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
+  /** MCP tool annotations (readOnlyHint, destructiveHint, ...) as the server listed them. */
+  annotations?: Record<string, unknown>;
   /** Held by tool pinning: listed, but its calls are refused until an administrator approves it. */
   held?: boolean;
 }

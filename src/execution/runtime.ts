@@ -64,6 +64,7 @@ function catalogEntries(registry: UpstreamRegistry, pins: ToolPins): ToolEntry[]
         description: held && !held.before ? HELD_NEW : (shown.description ?? ''),
         inputSchema: shown.inputSchema,
         outputSchema: shown.outputSchema,
+        ...(shown.annotations ? { annotations: shown.annotations } : {}),
         ...(held ? { held: true } : {}),
       });
     }

@@ -1,9 +1,10 @@
-/** @module REST under /api/v1: code execution and server status, behind the API key. */
+/** @module REST under /api/v1: code execution and server status (tools with annotations and policy verdicts), behind the API key. */
 import { Hono } from 'hono';
 import {
   type Caller,
   type Envelope,
   EXACTLY_ONE_SOURCE_MESSAGE,
+  judgeCall,
   messageFor,
   type Runtime,
 } from '../execution/index.ts';
@@ -153,10 +154,14 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
         404,
       );
     }
+    // The verdict the call gate would give now: it judges the annotations as listed, too.
+    const policy = runtime.config().toolPolicy;
     const tools = runtime.registry.tools(name).map((t) => ({
       name: t.name,
       description: t.description ?? '',
       input_schema: t.inputSchema,
+      annotations: t.annotations ?? {},
+      policy: judgeCall(policy, name, t.name, t.annotations),
     }));
     return c.json({ ok: true, value: { server: name, tools }, request_id: c.get('requestId') });
   });

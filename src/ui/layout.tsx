@@ -7,6 +7,7 @@ export const NAV_LINKS = [
   ['code-tools', 'Code tools'],
   ['playground', 'Playground'],
   ['activity', 'Activity'],
+  ['approvals', 'Approvals'],
   ['tokens', 'Tokens'],
   ['scripts', 'Scripts'],
 ] as const;

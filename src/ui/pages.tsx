@@ -61,7 +61,7 @@ export function ServerToolsBody({ name }: { name: string }) {
       <h1>{`Tools of ${name}`}</h1>
       <RowsTable
         label={`Tools of ${name}`}
-        columns={['Tool', 'Description', 'Input schema']}
+        columns={['Tool', 'Description', 'Annotations', 'Policy', 'Input schema']}
         body="rows"
       />
     </>

@@ -1,8 +1,9 @@
-/** @module /ui/: sign-in (admin key -> session cookie), the six pages, static assets. */
+/** @module /ui/: sign-in (admin key -> session cookie), the pages, static assets. */
 import { timingSafeEqual } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Child } from 'hono/jsx';
+import { ApprovalsBody } from './approvals-page.tsx';
 import { ASSET_MAX_AGE_S, UiAssets } from './assets.ts';
 import { Page, type Section } from './layout.tsx';
 import {
@@ -159,6 +160,7 @@ export function uiRoutes(deps: UiDeps): Hono {
       { id },
     );
   });
+  ui.get('/approvals', (c) => render(c, 'Approvals', 'approvals', <ApprovalsBody />, 'approvals'));
   ui.get('/tokens', (c) => render(c, 'Tokens', 'tokens', <TokensBody />, 'tokens'));
   ui.get('/scripts', (c) => render(c, 'Scripts', 'scripts', <ScriptsBody />, 'scripts'));
 

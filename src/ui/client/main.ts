@@ -1,6 +1,7 @@
 /** @module The dashboard's client entry: runs the module of the page the server rendered (<main data-page>). */
 import { say } from './dom.ts';
 import { activityPage, activityRecordPage } from './pages/activity.ts';
+import { approvalsPage } from './pages/approvals.ts';
 import { codeToolPage } from './pages/code-tool.ts';
 import { codeToolsPage } from './pages/code-tools.ts';
 import { playgroundPage } from './pages/playground.ts';
@@ -16,6 +17,7 @@ const PAGES: Record<string, (main: HTMLElement) => void | Promise<void>> = {
   playground: playgroundPage,
   activity: activityPage,
   'activity-record': activityRecordPage,
+  approvals: approvalsPage,
   tokens: tokensPage,
   scripts: scriptsPage,
 };

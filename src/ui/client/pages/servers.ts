@@ -1,7 +1,8 @@
 /**
  * @module Servers: a row per upstream (GET /api/v1/servers) with its held tools counted, and
  * one server's tools, a held one with its before / after definitions and an "Approve" button
- * (GET /api/v1/tools/held, POST .../approve; see docs/pinning.md).
+ * (GET /api/v1/tools/held, POST .../approve; see docs/pinning.md), its MCP annotations as
+ * tags and what tool_policy decides for its calls.
  */
 import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say } from '../dom.ts';
@@ -28,6 +29,43 @@ interface HeldTool {
 async function heldTools(): Promise<HeldTool[]> {
   const answer = await api('GET', '/tools/held');
   return answer.status === 200 ? (answer.json.items as HeldTool[]) : [];
+}
+
+/** What the tools route says of each tool. */
+interface ToolRow {
+  name: string;
+  description: string;
+  input_schema: unknown;
+  annotations?: Record<string, unknown>;
+  policy?: { action: 'allow' | 'ask' | 'deny'; reason: string };
+}
+
+/** The MCP hints a server declared, as words (only those it set: the spec's defaults are not claims). */
+const HINT_WORDS: Array<[string, boolean, string]> = [
+  ['readOnlyHint', true, 'read-only'],
+  ['destructiveHint', true, 'destructive'],
+  ['destructiveHint', false, 'non-destructive'],
+  ['idempotentHint', true, 'idempotent'],
+  ['openWorldHint', true, 'open-world'],
+  ['openWorldHint', false, 'closed-world'],
+];
+
+function annotationsCell(annotations: Record<string, unknown> = {}): HTMLElement {
+  const words = HINT_WORDS.filter(([key, value]) => annotations[key] === value).map(([, , word]) =>
+    h('span', { class: `tag t-${word}` }, word),
+  );
+  const title = typeof annotations.title === 'string' ? annotations.title : '';
+  return h(
+    'td',
+    { class: 'tags' },
+    ...(words.length > 0 ? words : [h('span', { class: 'hint' }, 'none')]),
+    title ? h('div', { class: 'hint' }, `title: ${title}`) : '',
+  );
+}
+
+function policyCell(policy: ToolRow['policy']): HTMLElement {
+  if (!policy) return h('td', {});
+  return h('td', {}, badge(policy.action), h('div', { class: 'hint' }, policy.reason));
 }
 
 export async function serversPage(): Promise<void> {
@@ -103,11 +141,7 @@ export async function serverPage(main: HTMLElement): Promise<void> {
   ]);
   if (!answer.json.ok) return say(errorText(answer), true);
   const held = new Map(allHeld.filter((t) => t.server === name).map((t) => [t.tool, t]));
-  const tools = answer.json.value.tools as Array<{
-    name: string;
-    description: string;
-    input_schema: unknown;
-  }>;
+  const tools = answer.json.value.tools as ToolRow[];
   fillRows(
     byId('rows'),
     tools.map((t) => {
@@ -117,6 +151,8 @@ export async function serverPage(main: HTMLElement): Promise<void> {
         {},
         h('th', { scope: 'row' }, t.name, hold ? ' ' : '', hold ? badge('held') : ''),
         h('td', {}, t.description, hold ? heldCell(name, hold, main) : ''),
+        annotationsCell(t.annotations),
+        policyCell(t.policy),
         h('td', {}, h('details', {}, h('summary', {}, 'Schema'), outputBlock(t.input_schema))),
       );
     }),

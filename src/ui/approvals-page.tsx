@@ -1,0 +1,54 @@
+/** @module The Approvals page's shell: pending calls held by tool_policy, and recent decisions; the client fills it live. */
+
+/** Columns of both approvals tables: a pending one's row keeps its place once decided. */
+const APPROVAL_COLUMNS = [
+  'Requested',
+  'Server',
+  'Tool',
+  'Arguments and program',
+  'Caller',
+  'Reason',
+  'Expires',
+  'Status',
+];
+
+function ApprovalsTable({ label, body }: { label: string; body: string }) {
+  return (
+    <table aria-label={label} class="approvals">
+      <thead>
+        <tr>
+          {APPROVAL_COLUMNS.map((column) => (
+            <th scope="col">{column}</th>
+          ))}
+          <th scope="col">
+            <span class="visually-hidden">Decision</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody id={body} />
+    </table>
+  );
+}
+
+export function ApprovalsBody() {
+  return (
+    <>
+      <h1>Approvals</h1>
+      <p class="hint" id="live">
+        Calls that tool_policy holds for a person appear here as they are made.
+      </p>
+      <section aria-labelledby="pending-title">
+        <h2 id="pending-title">Pending</h2>
+        <p class="hint">
+          A call decided here or elsewhere keeps its row, with its new status, until the page is
+          reloaded.
+        </p>
+        <ApprovalsTable label="Pending approvals" body="pending" />
+      </section>
+      <section aria-labelledby="decided-title">
+        <h2 id="decided-title">Recently decided</h2>
+        <ApprovalsTable label="Decided approvals" body="decided" />
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,201 @@
+/**
+ * Approvals on the dashboard, in headless Chromium against a real `codemux serve` whose
+ * upstream lists a destructive tool (tool_policy's default: ask): held REST executions
+ * appear live and are approved and denied by clicking; a tool's annotations and policy
+ * verdict show on its server's page.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
+import { ROOT, writeConfig } from './helpers.ts';
+
+const UI_TIMEOUT_MS = 15_000;
+const POLL = { timeout: UI_TIMEOUT_MS };
+const MUTABLE = path.join(ROOT, 'test', 'fixtures', 'mutable-server.mjs');
+const SCHEMA = { type: 'object', properties: { path: { type: 'string' } } };
+/** Set to a file name (….png) to keep screenshots: a pending approval, decided ones, a server's tools. */
+const SHOT = process.env.CODEMUX_APPROVALS_SHOT;
+const shot = async (suffix = '') => {
+  if (SHOT)
+    await page.screenshot({
+      path: SHOT.replace(/\.png$/, `${suffix}.png`),
+      fullPage: true,
+      caret: 'initial',
+    });
+};
+
+let gw: RunningGateway;
+let browser: Browser;
+let page: Page;
+const cspViolations: string[] = [];
+
+beforeAll(async () => {
+  const config = writeConfig({});
+  const toolsFile = path.join(path.dirname(config), 'tools.json');
+  fs.writeFileSync(
+    toolsFile,
+    JSON.stringify([
+      {
+        name: 'wipe',
+        description: 'Delete everything under a path',
+        inputSchema: SCHEMA,
+        annotations: { destructiveHint: true },
+      },
+      {
+        name: 'peek',
+        description: 'Read a path',
+        inputSchema: SCHEMA,
+        annotations: { readOnlyHint: true },
+      },
+    ]),
+  );
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      tool_pinning: 'off',
+      mcpServers: [
+        {
+          name: 'mut',
+          command: process.execPath,
+          args: [MUTABLE],
+          env: { MUTABLE_TOOLS_FILE: toolsFile },
+        },
+      ],
+    }),
+  );
+  gw = await startGateway(config);
+  await waitUntilReady(gw);
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
+  page = await (await browser.newContext()).newPage();
+  page.setDefaultTimeout(UI_TIMEOUT_MS);
+  page.on('console', (m) => {
+    if (/Content.Security.Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  await page.goto(`${gw.url}/ui/`);
+  await page.getByLabel('API key').fill(gw.key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/ui\/servers/);
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await gw?.stop();
+});
+
+const ready = () => page.locator('main[data-ready="true"]').waitFor({ timeout: UI_TIMEOUT_MS });
+const text = (locator: Locator) => async () => (await locator.textContent()) ?? '';
+/** A held call: the REST execution answers only once someone decides. */
+const heldExec = (target: string) =>
+  gw.rest('POST', '/api/v1/code/exec', {
+    code: `call_tool('mut', 'wipe', { path: ${JSON.stringify(target)} })`,
+  });
+const pendingRow = (target: string) =>
+  page
+    .getByRole('table', { name: 'Pending approvals' })
+    .getByRole('row')
+    .filter({ hasText: target });
+
+it('shows a held call live and approves it: the execution gets the result', async () => {
+  await page
+    .getByRole('navigation', { name: 'Main' })
+    .getByRole('link', { name: 'Approvals' })
+    .click();
+  await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
+  await ready();
+  await expect.poll(text(page.locator('#live')), POLL).toContain('Live');
+
+  const exec = heldExec('/srv/first');
+  const row = pendingRow('/srv/first');
+  await expect.poll(text(row), POLL).toContain('wipe');
+  const shown = await text(row)();
+  expect(shown).toContain('mut');
+  expect(shown).toContain('admin');
+  expect(shown).toContain('annotated destructive');
+  expect(shown).toContain('pending');
+  expect(await text(row.getByLabel('Arguments'))()).toContain('"path": "/srv/first"');
+  await row.getByText('Program', { exact: true }).click();
+  expect(await text(row.getByLabel('Program'))()).toContain("call_tool('mut', 'wipe'");
+  await shot();
+
+  await row.getByRole('button', { name: 'Approve' }).click();
+  const answer = await exec;
+  expect(answer.status).toBe(200);
+  expect(JSON.stringify(answer.json.value)).toContain('wipe:{\\"path\\":\\"/srv/first\\"}');
+  await expect.poll(text(row), POLL).toContain('approved');
+  expect(await text(row)()).toContain('by admin via dashboard');
+  expect(await row.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+}, 60_000);
+
+it('denies a held call: the call envelope names the dashboard', async () => {
+  const exec = heldExec('/srv/second');
+  const row = pendingRow('/srv/second');
+  await row.getByRole('button', { name: 'Deny' }).click();
+  const answer = await exec;
+  expect(answer.json.value).toMatchObject({ ok: false });
+  expect(JSON.stringify(answer.json.value)).toContain('was denied by admin via dashboard');
+  await expect.poll(text(row), POLL).toContain('denied');
+  expect(await text(row)()).toContain('by admin via dashboard');
+}, 60_000);
+
+it('updates the row live when the decision comes from elsewhere, and says so on a late click', async () => {
+  const exec = heldExec('/srv/third');
+  const row = pendingRow('/srv/third');
+  await expect.poll(text(row), POLL).toContain('pending');
+  const [held] = (await gw.rest('GET', '/api/v1/approvals?status=pending')).json.items;
+  expect(held.args).toEqual({ path: '/srv/third' });
+  // Decided by REST (as the CLI does): the page hears it on the stream.
+  const decided = await gw.rest('POST', `/api/v1/approvals/${held.id}/deny`);
+  expect(decided.status).toBe(200);
+  await exec;
+  await expect.poll(text(row), POLL).toContain('denied');
+  expect(await text(row)()).toContain('by admin');
+  expect(await row.getByRole('button', { name: 'Deny' }).count()).toBe(0);
+  await shot('-decided');
+}, 60_000);
+
+it('answers a click on an approval decided elsewhere with a message, not an error', async () => {
+  // The stream is cut first, so the page still shows the approval pending when it is clicked.
+  await page.route('**/api/v1/approvals/stream', (route) => route.abort());
+  await page.reload();
+  await ready();
+  const exec = heldExec('/srv/fourth');
+  let id = '';
+  await expect
+    .poll(async () => {
+      const items = (await gw.rest('GET', '/api/v1/approvals?status=pending')).json.items;
+      id = items[0]?.id ?? '';
+      return id;
+    }, POLL)
+    .not.toBe('');
+  await page.reload();
+  await ready();
+  const row = pendingRow('/srv/fourth');
+  await expect.poll(text(row), POLL).toContain('pending');
+  await gw.rest('POST', `/api/v1/approvals/${id}/approve`);
+  await exec;
+  await row.getByRole('button', { name: 'Deny' }).click();
+  await expect.poll(text(row.getByRole('alert')), POLL).toContain('Already decided elsewhere');
+  await expect.poll(text(row), POLL).toContain('approved');
+  expect(await text(page.locator('#status'))()).not.toContain('failed');
+  await page.unroute('**/api/v1/approvals/stream');
+}, 60_000);
+
+it("shows each tool's annotations and tool_policy's verdict on its server's page", async () => {
+  await page.goto(`${gw.url}/ui/servers/mut`);
+  await ready();
+  const wipe = page.getByRole('row').filter({ hasText: /^wipe/ });
+  await expect.poll(text(wipe), POLL).toContain('destructive');
+  expect(await text(wipe)()).toContain('ask');
+  expect(await text(wipe)()).toContain('annotated destructive');
+  const peek = page.getByRole('row').filter({ hasText: /^peek/ });
+  expect(await text(peek)()).toContain('read-only');
+  expect(await text(peek)()).toContain('allow');
+  expect(await text(peek)()).toContain('default');
+  await shot('-server');
+  expect(cspViolations).toEqual([]);
+}, 60_000);
