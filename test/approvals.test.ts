@@ -355,6 +355,47 @@ describe('approvals through MCP: elicitation and progress', () => {
     }
   });
 
+  it('asks over /mcp/codemode (execute) and for a code tool called over MCP', async () => {
+    const reply = { action: 'accept', content: { decision: 'approve' } };
+    const c = new Client(
+      { name: 'approver', version: '1' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    c.setRequestHandler(ElicitRequestSchema, async () => reply);
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${g.url}/mcp/codemode`)));
+    try {
+      const answer: Json = await c.callTool({
+        name: 'execute',
+        arguments: { code: "return await tools['mut.wipe']({path:'/x1'})", timeout_ms: 60_000 },
+      });
+      expect(answer.structuredContent.result).toEqual({
+        ok: true,
+        data: 'wipe:{"path":"/x1"}',
+        meta: { omitted: 0 },
+      });
+    } finally {
+      await c.close();
+    }
+    expect((await g.rest('POST', '/api/v1/code-tools', { name: 'wiper' })).status).toBe(201);
+    await g.rest('PUT', '/api/v1/code-tools/wiper', {
+      code: "const r = call_tool('mut','wipe',{path:'/ct'}); r.ok ? 'wiped' : r.error.message",
+      allowed_servers: ['mut'],
+      timeout_ms: 60_000,
+    });
+    const tool = new Client(
+      { name: 'denier', version: '1' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    tool.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
+    await tool.connect(new StreamableHTTPClientTransport(new URL(`${g.url}/mcp`)));
+    try {
+      const answer: Json = await tool.callTool({ name: 'wiper', arguments: {} });
+      expect(answer.content[0].text).toBe('mut.wipe was denied by the MCP client (elicitation)');
+    } finally {
+      await tool.close();
+    }
+  });
+
   it('a dry run never asks', async () => {
     const body = (
       await g.rest('POST', '/api/v1/code/exec', {
