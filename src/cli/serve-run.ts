@@ -1,6 +1,6 @@
 /** @module Runs `codemux serve`: the gateway (MCP over HTTP, REST), with live upstreams and a watched config. */
 import { logFormatFrom, logLevelFrom, watchConfig } from '../config/index.ts';
-import { createRuntime } from '../execution/index.ts';
+import { createRuntime, policyCounts, policyCountsText } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
 import { ensureAdminKey } from '../store/index.ts';
 import type { ServerStatus } from '../upstream/index.ts';
@@ -138,9 +138,28 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const servers = runtime.registry.status();
   say(`  upstream servers (${servers.length}):`);
   for (const s of servers) say(line(s));
+  // Tools are known once servers are ready: the policy line follows, and again when it changes
+  // (a server ready, a tools/list_changed, a new tool_policy).
+  let policyShown: string | undefined;
+  const policyLine = () => {
+    const counts = policyCounts(
+      runtime.config().toolPolicy,
+      runtime.registry
+        .status()
+        .map((s) => ({ name: s.name, tools: runtime.registry.tools(s.name) })),
+    );
+    const text = `  tool policy            ${policyCountsText(counts)} (tool_policy)`;
+    // After a server's ready line, never before it.
+    if (text === policyShown || ![...shown.values()].includes('ready')) return;
+    policyShown = text;
+    say(text);
+  };
   runtime.registry.on('state', (name: string, state: string) => {
     if ((state !== 'ready' && state !== 'failed') || shown.get(name) === state) return;
     const status = runtime.registry.status().find((s) => s.name === name);
     if (status) say(line(status));
+    policyLine();
   });
+  runtime.registry.on('tools', policyLine);
+  policyLine();
 }
