@@ -17,6 +17,7 @@ import { EXIT_USAGE, exitCodeFor } from './exit-codes.ts';
 import { printConfigWarnings } from './load-config.ts';
 import { addConfigOption, addGatewayOptions, addLogOptions, type GatewayFlags } from './options.ts';
 import { printJson, printUsageError } from './output.ts';
+import { TerminalChannel } from './terminal-channel.ts';
 
 interface ExecFlags extends GatewayFlags {
   code?: string;
@@ -136,14 +137,21 @@ async function run(flags: ExecFlags): Promise<number> {
   // The sandbox worker and the SDK load while the source is prepared.
   void runtime.start();
   if (config.servers.length > 0) preloadSdk();
+  // A call under tool_policy "ask" is put to the person at this terminal (no one else could decide).
+  const channel = new TerminalChannel({
+    input: process.stdin,
+    output: process.stderr,
+    interactive: process.stdin.isTTY === true,
+  });
   try {
-    const result = await runtime.service.execute(args, ADMIN, { surface: 'cli' });
+    const result = await runtime.service.execute(args, ADMIN, { surface: 'cli', channel });
     await printJson({
       ...result.envelope,
       ...(result.activityId ? { activity_id: result.activityId } : {}),
     });
     return exitCodeFor(result.envelope);
   } finally {
+    channel.close();
     await runtime.stop();
     await store?.close();
   }

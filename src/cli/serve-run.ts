@@ -1,6 +1,6 @@
 /** @module Runs `codemux serve`: the gateway (MCP over HTTP, REST), with live upstreams and a watched config. */
 import { logFormatFrom, logLevelFrom, watchConfig } from '../config/index.ts';
-import { createRuntime } from '../execution/index.ts';
+import { createRuntime, policyCounts, policyCountsText } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
 import { ensureAdminKey } from '../store/index.ts';
 import type { ServerStatus } from '../upstream/index.ts';
@@ -139,9 +139,38 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const servers = runtime.registry.status();
   say(`  upstream servers (${servers.length}):`);
   for (const s of servers) say(line(s));
+  // Tools are known once servers are ready: the policy line follows once no server is still
+  // connecting (one line, whatever order they start in), and again when it changes (a tools/
+  // list_changed, a new tool_policy). Written with the line that caused it, in one write.
+  let policyShown: string | undefined;
+  const policyLine = (): string | undefined => {
+    const states = [...shown.values()];
+    if (!states.includes('ready') || states.some((s) => s === 'connecting' || s === 'idle')) {
+      return undefined;
+    }
+    const counts = policyCounts(
+      runtime.config().toolPolicy,
+      runtime.registry
+        .status()
+        .map((s) => ({ name: s.name, tools: runtime.registry.tools(s.name) })),
+    );
+    const text = `  tool policy            ${policyCountsText(counts)} (tool_policy)`;
+    if (text === policyShown) return undefined;
+    policyShown = text;
+    return text;
+  };
   runtime.registry.on('state', (name: string, state: string) => {
     if ((state !== 'ready' && state !== 'failed') || shown.get(name) === state) return;
     const status = runtime.registry.status().find((s) => s.name === name);
-    if (status) say(line(status));
+    if (!status) return;
+    const server = line(status);
+    const policy = policyLine();
+    say(policy ? `${server}\n${policy}` : server);
   });
+  runtime.registry.on('tools', () => {
+    const policy = policyLine();
+    if (policy) say(policy);
+  });
+  const policy = policyLine();
+  if (policy) say(policy);
 }

@@ -1,5 +1,6 @@
 /** @module `codemux servers list`: each upstream's state, from the daemon when one runs, else from the config. */
 import type { Command } from 'commander';
+import { policyCountsText } from '../execution/index.ts';
 import type { ServerStatus } from '../upstream/index.ts';
 import { daemonRequest, findDaemon } from './daemon-client.ts';
 import { loadConfigOrExit } from './load-config.ts';
@@ -12,6 +13,8 @@ import {
 import { printJson } from './output.ts';
 import { renderTable } from './table.ts';
 
+type PolicyCounts = { ask: number; deny: number };
+
 interface ListFlags extends GatewayFlags {
   config?: string;
   output?: string;
@@ -23,9 +26,11 @@ async function run(flags: ListFlags): Promise<void> {
   const daemon = await findDaemon(config, flags);
   let servers: ServerStatus[];
   let source: string;
+  // Tools are known only to a gateway that listed them: standalone there are no counts.
+  let policy: PolicyCounts | undefined;
   if (daemon) {
     const { body } = await daemonRequest(daemon, 'GET', '/api/v1/servers', { timeoutMs: 10_000 });
-    servers = (body.value as { servers: ServerStatus[] }).servers;
+    ({ servers, policy } = body.value as { servers: ServerStatus[]; policy?: PolicyCounts });
     source = `the daemon at ${daemon.url}`;
   } else {
     servers = config.servers.map((s) => ({
@@ -37,7 +42,7 @@ async function run(flags: ListFlags): Promise<void> {
     source = `${config.path} (no daemon running: states are from the config)`;
   }
   if (flags.output === 'json') {
-    await printJson({ servers });
+    await printJson({ servers, ...(policy ? { policy } : {}) });
     return;
   }
   process.stdout.write(`Upstream servers from ${source} (${servers.length}):\n`);
@@ -53,6 +58,7 @@ async function run(flags: ListFlags): Promise<void> {
       ]),
     ),
   );
+  if (policy) process.stdout.write(`tool_policy: ${policyCountsText(policy)}\n`);
 }
 
 export function registerServersList(program: Command): void {

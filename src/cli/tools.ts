@@ -6,9 +6,9 @@ import type { Command } from 'commander';
 import { SERVER_NAME_PATTERN } from '../config/defaults.ts';
 import type { HeldTool } from '../execution/index.ts';
 import { CliError } from './cli-error.ts';
-import { type Daemon, daemonRequest, findDaemon } from './daemon-client.ts';
+import type { Daemon } from './daemon-client.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
-import { loadConfigOrExit } from './load-config.ts';
+import { gatewayCall, requireGateway } from './gateway-command.ts';
 import {
   addConfigOption,
   addGatewayOptions,
@@ -23,39 +23,11 @@ interface Flags extends GatewayFlags {
   output?: string;
 }
 
-const REQUEST_TIMEOUT_MS = 10_000;
-
-async function gateway(flags: Flags): Promise<Daemon | undefined> {
-  const config = loadConfigOrExit(flags);
-  if (!config) return undefined;
-  const daemon = await findDaemon(config, flags);
-  if (!daemon) {
-    throw new CliError(
-      'no codemux gateway answers at the config\'s "listen": held tools are judged and approved by the running gateway (start it with `codemux serve`, or name it with --url)',
-      EXIT_FAILED,
-    );
-  }
-  return daemon;
-}
-
-/** The gateway's answer, or its refusal as a CliError (exit 1). */
-async function call(
-  daemon: Daemon,
-  method: 'GET' | 'POST',
-  path: string,
-): Promise<Record<string, unknown>> {
-  const { status, body } = await daemonRequest(daemon, method, path, {
-    timeoutMs: REQUEST_TIMEOUT_MS,
-  });
-  if (status >= 400) {
-    const error = body.error as { message?: string } | undefined;
-    throw new CliError(error?.message ?? `the gateway answered ${status}`, EXIT_FAILED);
-  }
-  return body;
-}
+const gateway = (flags: Flags) =>
+  requireGateway(flags, 'held tools are judged and approved by the running gateway');
 
 const heldList = async (daemon: Daemon) =>
-  ((await call(daemon, 'GET', '/api/v1/tools/held')).items ?? []) as HeldTool[];
+  ((await gatewayCall(daemon, 'GET', '/api/v1/tools/held')).items ?? []) as HeldTool[];
 
 async function held(flags: Flags): Promise<void> {
   const daemon = await gateway(flags);
@@ -107,7 +79,7 @@ async function approve(target: string, flags: Flags): Promise<void> {
   }
   const approved: HeldTool[] = [];
   for (const t of tools) {
-    approved.push((await call(daemon, 'POST', approvePath(server, t))).approved as HeldTool);
+    approved.push((await gatewayCall(daemon, 'POST', approvePath(server, t))).approved as HeldTool);
   }
   if (flags.output === 'json') {
     await printJson({ approved });

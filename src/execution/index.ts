@@ -21,6 +21,7 @@ export {
   judgeCall,
   type PolicyVerdict,
   policyCounts,
+  policyCountsText,
 } from './policy/tool-policy.ts';
 export type {
   ApprovalDesk,

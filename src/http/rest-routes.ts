@@ -6,6 +6,7 @@ import {
   EXACTLY_ONE_SOURCE_MESSAGE,
   judgeCall,
   messageFor,
+  policyCounts,
   type Runtime,
 } from '../execution/index.ts';
 import { listScripts, scriptsDir } from '../scripts/index.ts';
@@ -137,7 +138,12 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
       .status()
       .filter((s) => !scope || scope.has(s.name))
       .map((s) => (s.last_error ? { ...s, last_error: messageFor(s.last_error, caller) } : s));
-    return c.json({ ok: true, value: { servers }, request_id: c.get('requestId') });
+    // How many of the listed tools tool_policy holds for approval or refuses.
+    const policy = policyCounts(
+      runtime.config().toolPolicy,
+      servers.map((s) => ({ name: s.name, tools: runtime.registry.tools(s.name) })),
+    );
+    return c.json({ ok: true, value: { servers, policy }, request_id: c.get('requestId') });
   });
 
   api.get('/servers/:name/tools', (c) => {

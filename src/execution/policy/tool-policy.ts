@@ -95,3 +95,9 @@ export function policyCounts(
   }
   return counts;
 }
+
+/** policyCounts in words: "2 tools ask, 1 tool denied" (the banner, `servers list`). */
+export function policyCountsText(counts: { ask: number; deny: number }): string {
+  const tools = (n: number) => `${n} ${n === 1 ? 'tool' : 'tools'}`;
+  return `${tools(counts.ask)} ${counts.ask === 1 ? 'asks' : 'ask'}, ${tools(counts.deny)} denied`;
+}

@@ -1,0 +1,102 @@
+/**
+ * @module `codemux approvals list|approve|deny`: calls held by `tool_policy` "ask", through the
+ * running gateway (the call waits there; a decision anywhere else would not reach it).
+ */
+import { type Command, Option } from 'commander';
+import { APPROVAL_STATUSES, type ApprovalRecord } from '../store/index.ts';
+import { gatewayCall, requireGateway } from './gateway-command.ts';
+import {
+  addConfigOption,
+  addGatewayOptions,
+  addOutputOption,
+  type GatewayFlags,
+} from './options.ts';
+import { printJson } from './output.ts';
+import { renderTable } from './table.ts';
+
+interface Flags extends GatewayFlags {
+  config?: string;
+  output?: string;
+  status?: string;
+}
+
+const gateway = (flags: Flags) =>
+  requireGateway(flags, 'approvals are held and decided by the running gateway');
+
+/** The last column: when a pending one expires, else who decided (or what expired it). */
+const outcome = (a: ApprovalRecord) =>
+  a.status === 'pending' ? `expires ${a.expires_at}` : (a.decided_by ?? '');
+
+async function list(flags: Flags): Promise<void> {
+  const daemon = await gateway(flags);
+  if (!daemon) return;
+  const query = flags.status ? `?status=${encodeURIComponent(flags.status)}` : '';
+  const body = await gatewayCall(daemon, 'GET', `/api/v1/approvals${query}`);
+  const items = (body.items ?? []) as ApprovalRecord[];
+  if (flags.output === 'json') {
+    await printJson({ items });
+    return;
+  }
+  if (items.length === 0) {
+    process.stdout.write(flags.status ? `no ${flags.status} approvals\n` : 'no approvals\n');
+    return;
+  }
+  process.stdout.write(
+    renderTable(
+      ['ID', 'STATUS', 'SERVER', 'TOOL', 'REASON', 'CALLER', 'CREATED', 'EXPIRES / DECIDED BY'],
+      items.map((a) => [
+        a.id,
+        a.status,
+        a.server,
+        a.tool,
+        a.reason,
+        a.caller,
+        a.created_at,
+        outcome(a),
+      ]),
+    ),
+  );
+  const pending = items.filter((a) => a.status === 'pending').length;
+  if (pending > 0) {
+    process.stdout.write(
+      `${pending} pending; decide with \`codemux approvals approve ID\` or \`codemux approvals deny ID\`\n`,
+    );
+  }
+}
+
+const decide = (decision: 'approve' | 'deny') => async (id: string, flags: Flags) => {
+  const daemon = await gateway(flags);
+  if (!daemon) return;
+  const path = `/api/v1/approvals/${encodeURIComponent(id)}/${decision}`;
+  const { request_id: _requestId, ...body } = await gatewayCall(daemon, 'POST', path);
+  if (flags.output === 'json') {
+    await printJson(body);
+    return;
+  }
+  const a = body.approval as ApprovalRecord;
+  process.stdout.write(`${a.status} ${a.id}: ${a.server}.${a.tool} (decided by ${a.decided_by})\n`);
+};
+
+export function registerApprovals(program: Command): void {
+  const approvals = program
+    .command('approvals')
+    .description('Calls held by tool_policy "ask" until someone approves or denies them');
+  const listCommand = approvals
+    .command('list')
+    .description('List recent approvals, newest first (all statuses unless --status)')
+    .addOption(
+      new Option('--status <status>', 'only approvals with this status').choices(APPROVAL_STATUSES),
+    );
+  addConfigOption(listCommand);
+  addGatewayOptions(listCommand);
+  addOutputOption(listCommand, ['table', 'json']).action(list);
+  for (const [decision, help] of [
+    ['approve', 'Approve a held call: it is sent, once, with the arguments shown'],
+    ['deny', 'Deny a held call: it is not sent and the program gets APPROVAL_DENIED'],
+  ] as const) {
+    const command = approvals.command(`${decision} <id>`).description(help);
+    addConfigOption(command);
+    addGatewayOptions(command);
+    addOutputOption(command, ['text', 'json']).action(decide(decision));
+  }
+}
