@@ -3,6 +3,8 @@
  * carry MCP annotations and count the calls they receive, REST decisions, an SDK client that
  * answers elicitation requests, progress notifications, expiry and tampered decisions.
  */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -266,6 +268,40 @@ describe('approvals: expiry', () => {
       ['blocked', 'APPROVAL_TIMEOUT'],
       ['blocked', 'APPROVAL_TIMEOUT'],
     ]);
+  });
+
+  it('shows arguments cut at 8 KiB with secrets redacted, while the digest covers them whole', async () => {
+    const body = await exec(
+      g,
+      "call_tool('mut','wipe',{path:'x'.repeat(20000), token:'s3cret'}).error.code",
+    );
+    expect(body.value).toBe('APPROVAL_TIMEOUT');
+    const [shown] = await approvals(g, 'expired');
+    expect(typeof shown.args).toBe('string');
+    expect(shown.args).toContain('[cut: ');
+    expect(shown.args).not.toContain('s3cret');
+    const whole = JSON.stringify({ path: 'x'.repeat(20000), token: 's3cret' });
+    const digest = createHash('sha256').update(whole).digest('hex');
+    expect(shown.args_sha256).toBe(digest);
+  });
+
+  it('applies a reloaded tool_policy to the next call', async () => {
+    const raw = JSON.parse(fs.readFileSync(g.configFile, 'utf8'));
+    fs.writeFileSync(
+      g.configFile,
+      JSON.stringify({ ...raw, tool_policy: { default: 'deny', approval_timeout_ms: 1000 } }),
+    );
+    const deadline = Date.now() + 20_000;
+    let code: string | undefined;
+    while (code !== 'POLICY_DENIED' && Date.now() < deadline) {
+      code = (await exec(g, "call_tool('mut','read',{}).error?.code")).value;
+      if (code !== 'POLICY_DENIED') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(code).toBe('POLICY_DENIED');
+    expect((await exec(g, "call_tool('mut','read',{}).error.message")).value).toBe(
+      'mut.read is denied by tool_policy (default)',
+    );
+    fs.writeFileSync(g.configFile, JSON.stringify(raw));
   });
 
   it('refuses an ask call with QUEUE_FULL past 100 pending approvals', async () => {
