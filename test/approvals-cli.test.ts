@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { BIN, ROOT, runCli, writeConfig } from './helpers.ts';
+import { BIN, runCli } from './helpers.ts';
+import { policyConfig } from './policy-fixtures.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
 
-const MUTABLE = path.join(ROOT, 'test', 'fixtures', 'mutable-server.mjs');
 const SCHEMA = { type: 'object', properties: { path: { type: 'string' } } };
 const TOOLS = [
   {
@@ -38,28 +38,9 @@ const WIPE = "call_tool('mut','wipe',{path:'/tmp'})";
 const NOT_A_TERMINAL =
   'mut.wipe was denied by code exec (stdin is not a terminal: run it on a terminal to be asked, or run it through `codemux serve` and decide with `codemux approvals approve ID`)';
 
-/** A config with the mutable server listing TOOLS under POLICY. */
-function setup(extra: Record<string, unknown> = {}): string {
-  const configFile = writeConfig({});
-  const toolsFile = path.join(path.dirname(configFile), 'tools.json');
-  fs.writeFileSync(toolsFile, JSON.stringify(TOOLS));
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify({
-      tool_policy: POLICY,
-      ...extra,
-      mcpServers: [
-        {
-          name: 'mut',
-          command: process.execPath,
-          args: [MUTABLE],
-          env: { MUTABLE_TOOLS_FILE: toolsFile },
-        },
-      ],
-    }),
-  );
-  return configFile;
-}
+/** A config with the mutable server listing TOOLS under POLICY (pinning as by default). */
+const setup = (extra: Record<string, unknown> = {}): string =>
+  policyConfig({ tool_pinning: 'tofu', tool_policy: POLICY, ...extra }, TOOLS);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

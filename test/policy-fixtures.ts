@@ -21,11 +21,17 @@ export const ANNOTATED_TOOLS = [
   { name: 'write', description: 'Write a path', inputSchema: PATH_SCHEMA },
 ];
 
-/** A gateway over the mutable server with `extra` config (tool_pinning off: policy alone decides). */
-export function policyConfig(extra: Record<string, unknown>): string {
+/**
+ * A config over the mutable server listing `tools`, with `extra` config (tool_pinning off, so
+ * the policy alone decides, unless `extra` says otherwise).
+ */
+export function policyConfig(
+  extra: Record<string, unknown>,
+  tools: readonly object[] = ANNOTATED_TOOLS,
+): string {
   const configFile = writeConfig({});
   const toolsFile = path.join(path.dirname(configFile), 'tools.json');
-  fs.writeFileSync(toolsFile, JSON.stringify(ANNOTATED_TOOLS));
+  fs.writeFileSync(toolsFile, JSON.stringify(tools));
   fs.writeFileSync(
     configFile,
     JSON.stringify({
