@@ -214,7 +214,8 @@ export class CallGate implements JobBridge {
     if (verdict === 'fatal') return this.fatal();
     if (verdict?.overBudget) this.refusedOnce = true;
     const finish = this.trace.reserve(request);
-    const step = verdict?.refusal ? undefined : await this.options.policy?.judge(request);
+    let step = verdict?.refusal ? undefined : this.options.policy?.judge(request);
+    if (step instanceof Promise) step = await step;
     // Then the arguments against the tool's input schema: call_tool's at once (its guest
     // waits on this call alone), tools.* one check per turn (a guest may fire thousands).
     const refusal =
@@ -283,7 +284,8 @@ export class CallGate implements JobBridge {
       if (verdict === 'fatal') return this.fatal();
       const finish = this.trace.reserve(request);
       overBudget ||= verdict?.overBudget ?? false;
-      const step = verdict?.refusal ? undefined : await this.options.policy?.judge(request);
+      let step = verdict?.refusal ? undefined : this.options.policy?.judge(request);
+      if (step instanceof Promise) step = await step;
       // The arguments are checked here too: the batch's guest waits on it alone.
       const refusal =
         verdict?.refusal ??

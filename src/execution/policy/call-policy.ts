@@ -4,7 +4,7 @@
  */
 import type { ResolvedConfig } from '../../config/index.ts';
 import type { CallRequest, RunClock } from '../../sandbox/index.ts';
-import type { UpstreamRegistry } from '../../upstream/index.ts';
+import type { ToolInfo, UpstreamRegistry } from '../../upstream/index.ts';
 import { callerLabel, type RunFacts } from '../activity-entry.ts';
 import { type Approvals, argsDigest } from './approvals.ts';
 import { allowsEverything, deniedMessage, judgeCall, type PolicyVerdict } from './tool-policy.ts';
@@ -57,19 +57,29 @@ export class CallPolicy {
     return this.heldTotalMs + (this.openHolds > 0 ? Date.now() - this.heldSince : 0);
   }
 
-  /** The verdict on one call; a listed tool's annotations count (an unknown tool fails at dispatch). */
-  async judge(request: CallRequest): Promise<PolicyStep> {
+  /**
+   * The verdict on one call; a listed tool's annotations count (an unknown tool fails at
+   * dispatch). Synchronous when the server's tools are known (every call on a running
+   * gateway): the sync dialect's guest waits on this.
+   */
+  judge(request: CallRequest): PolicyStep | Promise<PolicyStep> {
     const policy = this.options.config.toolPolicy;
     if (allowsEverything(policy)) return undefined;
     const { registry } = this.options;
-    const find = () => registry.tools(request.server).find((t) => t.name === request.tool);
-    let tool = find();
+    const tool = registry.tools(request.server).find((t) => t.name === request.tool);
+    if (tool || !registry.server(request.server)) return this.verdictOn(request, tool);
     // Standalone, a server starts on its first call: its annotations are read first.
-    if (!tool && registry.server(request.server)) {
-      await registry.ensureStarted(request.server);
-      tool = find();
-    }
+    return registry.ensureStarted(request.server).then(() =>
+      this.verdictOn(
+        request,
+        registry.tools(request.server).find((t) => t.name === request.tool),
+      ),
+    );
+  }
+
+  private verdictOn(request: CallRequest, tool: ToolInfo | undefined): PolicyStep {
     if (!tool) return undefined;
+    const policy = this.options.config.toolPolicy;
     const verdict = judgeCall(policy, request.server, request.tool, tool.annotations);
     if (verdict.action === 'deny') {
       return {
