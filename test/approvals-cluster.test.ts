@@ -66,22 +66,25 @@ async function pendingOn(g: RunningGateway): Promise<Json[]> {
 it.each([
   ['approve', true, 'wipe:{"path":"/c"}'],
   ['deny', false, 'mut.wipe was denied by admin'],
-] as const)('a %s on the other instance resumes the held call', async (decision, ok, text) => {
-  const [alpha, bravo] = gateways as [RunningGateway, RunningGateway];
-  const run = alpha.rest('POST', '/api/v1/code/exec', {
-    code: "const r = call_tool('mut','wipe',{path:'/c'}); r.ok ? r.result.content[0].text : r.error.message",
-  });
-  const [approval] = await pendingOn(bravo);
-  expect(approval).toMatchObject({ server: 'mut', tool: 'wipe', instance_id: 'alpha' });
-  const decided = await bravo.rest('POST', `/api/v1/approvals/${approval.id}/${decision}`);
-  expect(decided.status).toBe(200);
-  const body = (await run).json;
-  expect(body.value).toBe(text);
-  expect(ok).toBe(decision === 'approve');
-  // The first decision wins on every instance.
-  const again = await alpha.rest('POST', `/api/v1/approvals/${approval.id}/approve`);
-  expect(again.status).toBe(409);
-  expect((await alpha.rest('GET', `/api/v1/approvals/${approval.id}`)).json.decided_by).toBe(
-    'admin',
-  );
-});
+] as const)(
+  'a decision (%s) on the other instance resumes the held call',
+  async (decision, ok, text) => {
+    const [alpha, bravo] = gateways as [RunningGateway, RunningGateway];
+    const run = alpha.rest('POST', '/api/v1/code/exec', {
+      code: "const r = call_tool('mut','wipe',{path:'/c'}); r.ok ? r.result.content[0].text : r.error.message",
+    });
+    const [approval] = await pendingOn(bravo);
+    expect(approval).toMatchObject({ server: 'mut', tool: 'wipe', instance_id: 'alpha' });
+    const decided = await bravo.rest('POST', `/api/v1/approvals/${approval.id}/${decision}`);
+    expect(decided.status).toBe(200);
+    const body = (await run).json;
+    expect(body.value).toBe(text);
+    expect(ok).toBe(decision === 'approve');
+    // The first decision wins on every instance.
+    const again = await alpha.rest('POST', `/api/v1/approvals/${approval.id}/approve`);
+    expect(again.status).toBe(409);
+    expect((await alpha.rest('GET', `/api/v1/approvals/${approval.id}`)).json.decided_by).toBe(
+      'admin',
+    );
+  },
+);

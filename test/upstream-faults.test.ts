@@ -198,7 +198,7 @@ describe('stdio upstream faults', () => {
             command: process.execPath,
             args: [FAULTY],
             env: { PID_DIR: pidDir },
-            call_timeout_ms: 1500,
+            call_timeout_ms: 4000,
           },
           SERVERS.fixture,
         ],
@@ -216,7 +216,8 @@ describe('stdio upstream faults', () => {
     health = pinger(gateway);
   });
   afterEach(async () => {
-    expect(await health.stop()).toBeLessThan(1000);
+    // A blocked event loop stalls /healthz for the whole fault; 3 s leaves room for a loaded machine.
+    expect(await health.stop()).toBeLessThan(3000);
   });
 
   const rows = STDIO_FAULTS.flatMap((f) => SURFACES.map((s) => ({ ...f, surface: s })));
@@ -229,8 +230,9 @@ describe('stdio upstream faults', () => {
       expectCode(row.surface, seen, row.sync, row.async);
       expect(seen.message).toContain('faulty');
       if (row.replaced) {
-        // Not the call timeout (1.5 s) and far from the old 30 s: the disconnect is seen at once.
-        expect(performance.now() - started).toBeLessThan(1400);
+        // Not the call timeout (4 s) and far from the old 30 s: the disconnect is seen at once
+        // (the margin is for a loaded 2-core machine; a missed disconnect waits the full 4 s).
+        expect(performance.now() - started).toBeLessThan(3500);
         expect((await serverStatus(gateway, 'faulty')).last_error).toMatch(row.says!);
       }
       const after = JSON.parse(await echoWorks(gateway, 'faulty')) as { pid: number };
@@ -375,7 +377,8 @@ describe('HTTP upstream faults', () => {
     health = pinger(gateway);
   });
   afterEach(async () => {
-    expect(await health.stop()).toBeLessThan(1000);
+    // A blocked event loop stalls /healthz for the whole fault; 3 s leaves room for a loaded machine.
+    expect(await health.stop()).toBeLessThan(3000);
   });
 
   const rows = HTTP_FAULTS.flatMap((f) => SURFACES.map((s) => ({ ...f, surface: s })));
