@@ -124,9 +124,11 @@ try {
   const registry = new UpstreamRegistry(none.servers, silentLogger());
   const started = await registry.ensureStarted('mut');
   if (!started.ok) throw new Error(started.message);
+  const facts = { id: 'bench', surface: 'rest', caller: { kind: 'admin' }, startedAt: Date.now() };
   const policyOf = (config) =>
-    new CallPolicy({ registry, config, caller: 'admin', activityId: null, code: null });
-  const step = (policy) => async () => policy.judge(CALL);
+    new CallPolicy({ registry, config, facts, activityId: undefined, run: {} });
+  // Synchronous once the server's tools are known, as on a running gateway.
+  const step = (policy) => () => policy.judge(CALL);
   const [step0, stepMixed] = await perCall([step(policyOf(none)), step(policyOf(mixed))]);
   await registry.stop();
 

@@ -9,7 +9,7 @@ import {
 } from '../config/index.ts';
 import { ConfigError } from '../errors/index.ts';
 import type { Envelope } from '../execution/index.ts';
-import { ADMIN, createRuntime } from '../execution/index.ts';
+import { ADMIN, allowsEverything, createRuntime } from '../execution/index.ts';
 import { preloadSdk } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { CLIENT_GRACE_MS, daemonRequest, findDaemon } from './daemon-client.ts';
@@ -18,6 +18,9 @@ import { printConfigWarnings } from './load-config.ts';
 import { addConfigOption, addGatewayOptions, addLogOptions, type GatewayFlags } from './options.ts';
 import { printJson, printUsageError } from './output.ts';
 import { TerminalChannel } from './terminal-channel.ts';
+
+/** How long `code exec` waits for the gateway's answer when calls may be held for approval. */
+const HELD_CLIENT_WAIT_MS = 86_400_000;
 
 interface ExecFlags extends GatewayFlags {
   code?: string;
@@ -112,9 +115,12 @@ async function run(flags: ExecFlags): Promise<number> {
   const daemon = await findDaemon(config, flags);
   if (daemon) {
     logger.debug({ daemon: daemon.url }, 'running on the codemux daemon');
-    const timeoutMs =
-      ((args.options as { timeout_ms?: number }).timeout_ms ?? config.codeExecution.timeoutMs) +
-      CLIENT_GRACE_MS;
+    // A call held for approval stops the execution's clock: the answer may take as long as people
+    // take to decide (each approval expires on its own), so the client then waits up to a day.
+    const timeoutMs = allowsEverything(config.toolPolicy)
+      ? ((args.options as { timeout_ms?: number }).timeout_ms ?? config.codeExecution.timeoutMs) +
+        CLIENT_GRACE_MS
+      : HELD_CLIENT_WAIT_MS;
     const { body } = await daemonRequest(daemon, 'POST', '/api/v1/code/exec', {
       body: args,
       timeoutMs,

@@ -16,6 +16,7 @@ export {
 } from './execute-service.ts';
 export { type Approvals, argsDigest, MAX_APPROVALS_LISTED } from './policy/approvals.ts';
 export {
+  allowsEverything,
   annotatedDestructive,
   globMatch,
   judgeCall,
