@@ -36,16 +36,34 @@ export type PolicyStep = { refusal: Refusal } | { ask: PolicyVerdict } | undefin
 
 export class CallPolicy {
   private clock?: RunClock;
-  /** Aborted when the execution ends or the request is cancelled: every hold expires. */
-  private readonly ended = new AbortController();
+  /**
+   * Aborted when the execution ends or the request is cancelled: every hold expires. Made at
+   * the first hold: an abort builds an exception with a stack (about 0.1 ms), too dear for the
+   * executions that hold nothing.
+   */
+  private ended?: AbortController;
+  private over = false;
   private openHolds = 0;
   private heldSince = 0;
   private heldTotalMs = 0;
-  private readonly onRequestAbort = () => this.ended.abort();
+  private readonly onRequestAbort = () => this.end();
 
-  constructor(private readonly options: CallPolicyOptions) {
-    options.run.signal?.addEventListener('abort', this.onRequestAbort, { once: true });
-    if (options.run.signal?.aborted) this.ended.abort();
+  constructor(private readonly options: CallPolicyOptions) {}
+
+  /** The signal that ends every hold of this execution (and of its request). */
+  private endedSignal(): AbortSignal {
+    if (!this.ended) {
+      this.ended = new AbortController();
+      const request = this.options.run.signal;
+      if (this.over || request?.aborted) this.ended.abort();
+      else request?.addEventListener('abort', this.onRequestAbort, { once: true });
+    }
+    return this.ended.signal;
+  }
+
+  private end(): void {
+    this.over = true;
+    this.ended?.abort();
   }
 
   bindClock(clock: RunClock): void {
@@ -123,7 +141,7 @@ export class CallPolicy {
           redactKeys: config.activity.redactKeys,
           timeoutMs: config.toolPolicy.approvalTimeoutMs,
         },
-        this.ended.signal,
+        this.endedSignal(),
         this.options.run.channel,
       );
       if (!outcome.ok) return { refusal: { code: outcome.code, message: outcome.message } };
@@ -145,7 +163,7 @@ export class CallPolicy {
 
   /** The execution ended: calls still waiting expire. Idempotent. */
   close(): void {
-    this.options.run.signal?.removeEventListener('abort', this.onRequestAbort);
-    this.ended.abort();
+    if (this.ended) this.options.run.signal?.removeEventListener('abort', this.onRequestAbort);
+    this.end();
   }
 }
