@@ -131,14 +131,24 @@ async function run(flags: ExecFlags): Promise<number> {
   }
   // Standalone runs are recorded in the same history as the gateway's (the data dir's database),
   // and judged against the same tool pins.
-  const store =
-    config.activity.enabled || config.toolPinning !== 'off'
-      ? await (await import('./open-store.ts')).openStoreOrExit(config)
+  // An http/sse server signed in through the gateway is reached with the same tokens.
+  const opener =
+    config.activity.enabled ||
+    config.toolPinning !== 'off' ||
+    config.servers.some((s) => s.protocol !== 'stdio')
+      ? await import('./open-store.ts')
       : undefined;
+  const store = opener ? await opener.openStoreOrExit(config) : undefined;
   const runtime = createRuntime(config, logger, {
     warmWorkers: 1,
     ...(store && config.activity.enabled ? { activityStore: store.activity } : {}),
-    ...(store ? { toolPinStore: store.toolPins, approvalStore: store.approvals } : {}),
+    ...(store && opener
+      ? {
+          toolPinStore: store.toolPins,
+          approvalStore: store.approvals,
+          oauth: opener.oauthOf(store, config),
+        }
+      : {}),
   });
   // The sandbox worker and the SDK load while the source is prepared.
   void runtime.start();

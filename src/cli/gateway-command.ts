@@ -1,5 +1,5 @@
 /**
- * @module Commands that work only through the running gateway (`tools`, `approvals`): what it
+ * @module Commands that work only through the running gateway (`tools`, `approvals`, `auth`): what it
  * holds is what decides, so a standalone answer would not reach it.
  */
 import { CliError } from './cli-error.ts';
@@ -36,10 +36,9 @@ export async function gatewayCall(
   daemon: Daemon,
   method: 'GET' | 'POST',
   path: string,
+  timeoutMs = REQUEST_TIMEOUT_MS,
 ): Promise<Record<string, unknown>> {
-  const { status, body } = await daemonRequest(daemon, method, path, {
-    timeoutMs: REQUEST_TIMEOUT_MS,
-  });
+  const { status, body } = await daemonRequest(daemon, method, path, { timeoutMs });
   if (status >= 400) {
     const error = body.error as { message?: string } | undefined;
     throw new CliError(error?.message ?? `the gateway answered ${status}`, EXIT_FAILED);

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { logLevelFrom } from '../config/index.ts';
 import { registerActivity } from './activity.ts';
 import { registerApprovals } from './approvals.ts';
+import { registerAuth } from './auth.ts';
 import { CliError } from './cli-error.ts';
 import { registerCodeExec } from './code-exec.ts';
 import { registerCodeTools } from './code-tools.ts';
@@ -31,6 +32,7 @@ registerToken(program);
 registerActivity(program);
 registerTools(program);
 registerApprovals(program);
+registerAuth(program);
 
 /** True when the user asked for debug logs (flag or $CODEMUX_LOG_LEVEL): only then does an unexpected error show its stack. */
 function debugRequested(argv: readonly string[]): boolean {

@@ -4,7 +4,8 @@
  */
 import type { ResolvedConfig } from '../config/index.ts';
 import { CodemuxError } from '../errors/index.ts';
-import { openConfiguredStore } from '../store/index.ts';
+import { loadSecretKey, openConfiguredStore } from '../store/index.ts';
+import { SecretBox } from '../util/secret-box.ts';
 import { CliError } from './cli-error.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 
@@ -18,4 +19,22 @@ export async function openStoreOrExit(config: ResolvedConfig): Promise<OpenedSto
     if (!(error instanceof CodemuxError) || error.code !== 'DATABASE_UNAVAILABLE') throw error;
     throw new CliError(error.message, EXIT_USAGE);
   }
+}
+
+/**
+ * The store's upstream OAuth side for a runtime. The secret key (`CODEMUX_SECRET_KEY`, else
+ * `data_dir/secret_key`, made once) is read when a token is first sealed or opened.
+ */
+export function oauthOf(
+  store: OpenedStore,
+  config: ResolvedConfig,
+): { store: OpenedStore['oauth']; secretBox: () => SecretBox } {
+  let box: SecretBox | undefined;
+  return {
+    store: store.oauth,
+    secretBox: () => {
+      box ??= new SecretBox(loadSecretKey(config.dataDir).key);
+      return box;
+    },
+  };
 }

@@ -5,9 +5,10 @@ import { HttpGateway, VERSION } from '../http/index.ts';
 import { ensureAdminKey } from '../store/index.ts';
 import type { ServerStatus } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
-import { EXIT_FAILED } from './exit-codes.ts';
+import { CliError } from './cli-error.ts';
+import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
 import { loadConfigOrExit } from './load-config.ts';
-import { openStoreOrExit } from './open-store.ts';
+import { oauthOf, openStoreOrExit } from './open-store.ts';
 
 export interface ServeFlags {
   config?: string;
@@ -30,6 +31,16 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const key = ensureAdminKey(config);
   const store = await openStoreOrExit(config);
+  const oauth = oauthOf(store, config);
+  // A key given in the environment is checked now, not at the first sign-in.
+  if (process.env.CODEMUX_SECRET_KEY !== undefined) {
+    try {
+      oauth.secretBox();
+    } catch (error) {
+      await store.close();
+      throw new CliError((error as Error).message, EXIT_USAGE);
+    }
+  }
   const unbounded = config.servers.filter((s) => s.clusterMaxConcurrentRequests !== undefined);
   if (unbounded.length > 0 && !store.clusterSlots) {
     logger.warn(
@@ -45,6 +56,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     toolPinStore: store.toolPins,
     approvalStore: store.approvals,
     clusterSlots: store.clusterSlots,
+    oauth,
   });
   // Watch from the moment the config is loaded: an edit during the warm-up is not lost.
   const stopWatching = watchConfig(
@@ -134,6 +146,9 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     shown.set(s.name, s.state);
     if (s.state === 'ready') return `    ${s.name.padEnd(20)} ready (${s.tools} tools)`;
     if (s.state === 'failed') return `    ${s.name.padEnd(20)} failed: ${s.last_error ?? ''}`;
+    if (s.state === 'needs_auth') {
+      return `    ${s.name.padEnd(20)} needs sign-in: run \`codemux auth login ${s.name}\` (${s.last_error ?? ''})`;
+    }
     return `    ${s.name.padEnd(20)} ${s.protocol.padEnd(6)} ${s.state}`;
   };
   const servers = runtime.registry.status();
@@ -160,7 +175,9 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     return text;
   };
   runtime.registry.on('state', (name: string, state: string) => {
-    if ((state !== 'ready' && state !== 'failed') || shown.get(name) === state) return;
+    if ((state !== 'ready' && state !== 'failed' && state !== 'needs_auth') || shown.get(name) === state) {
+      return;
+    }
     const status = runtime.registry.status().find((s) => s.name === name);
     if (!status) return;
     const server = line(status);

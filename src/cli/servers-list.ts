@@ -59,6 +59,9 @@ async function run(flags: ListFlags): Promise<void> {
     ),
   );
   if (policy) process.stdout.write(`tool_policy: ${policyCountsText(policy)}\n`);
+  for (const s of servers.filter((s) => s.state === 'needs_auth')) {
+    process.stdout.write(`${s.name} needs sign-in: run \`codemux auth login ${s.name}\`\n`);
+  }
 }
 
 export function registerServersList(program: Command): void {

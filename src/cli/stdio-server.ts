@@ -20,13 +20,15 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
   // The store records activity on both dialects; code tools are served on the default one.
-  const store = await (await import('./open-store.ts')).openStoreOrExit(config);
+  const { oauthOf, openStoreOrExit } = await import('./open-store.ts');
+  const store = await openStoreOrExit(config);
   const runtime = createRuntime(config, logger, {
     warmWorkers: 2,
     live: true,
     activityStore: store.activity,
     toolPinStore: store.toolPins,
     approvalStore: store.approvals,
+    oauth: oauthOf(store, config),
     ...(flags.codemode ? {} : { codeToolStore: store.codeTools }),
   });
   const server = flags.codemode

@@ -201,3 +201,11 @@ export const MAX_PENDING_APPROVALS = 100;
 export const APPROVAL_PROGRESS_INTERVAL_MS = 5_000;
 /** Decided and expired approvals kept in the store this long. */
 export const APPROVAL_RETENTION_DAYS = 30;
+
+/** Upstream OAuth (docs/oauth.md): the gateway's callback path, and how long a sign-in may take. */
+export const OAUTH_CALLBACK_PATH = '/oauth/callback';
+export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
+/** An access token is refreshed this long before it expires (at most a fifth of its life). */
+export const OAUTH_REFRESH_LEAD_MS = 60_000;
+/** After a refresh that failed for a passing reason (network, 5xx), the next try. */
+export const OAUTH_REFRESH_RETRY_MS = 15_000;

@@ -11,11 +11,19 @@ export const EXPANDED_TOP_LEVEL_FIELDS = [
 ] as const;
 
 /** The server fields whose strings (or string values, for maps and lists) are expanded. */
-export const EXPANDED_SERVER_FIELDS = ['command', 'args', 'env', 'url', 'headers', 'cwd'] as const;
+export const EXPANDED_SERVER_FIELDS = [
+  'command',
+  'args',
+  'env',
+  'url',
+  'headers',
+  'cwd',
+  'oauth',
+] as const;
 
 /** Fields that hold secrets: a `${` in them that is not a reference refuses the config. */
 const SECRET_TOP_LEVEL_FIELDS: ReadonlySet<string> = new Set(['api_key', 'database_url']);
-const SECRET_SERVER_FIELDS: ReadonlySet<string> = new Set(['env', 'headers']);
+const SECRET_SERVER_FIELDS: ReadonlySet<string> = new Set(['env', 'headers', 'oauth']);
 
 /** Set by codemux itself, never read from the environment: the config file's directory. */
 export const CONFIG_DIR_VARIABLE = 'CODEMUX_CONFIG_DIR';

@@ -22,6 +22,7 @@ export type {
   ResolvedConfig,
   ServerConfig,
   ToolPolicy,
+  UpstreamOAuthConfig,
   UpstreamProtocol,
 } from './types.ts';
 export { maxUpstreamMessageBytes } from './upstream-bound.ts';

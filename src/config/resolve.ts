@@ -29,11 +29,17 @@ import {
   DEFAULT_SHUTDOWN_GRACE_MS,
   DEFAULT_STARTUP_WAIT_MS,
   DEFAULT_TOOL_PINNING,
+  OAUTH_CALLBACK_PATH,
   UPSTREAM_CONNECT_TIMEOUT_MS,
 } from './defaults.ts';
 import { CONFIG_DIR_VARIABLE, expandServerEnv, expandTopLevelEnv } from './expand-env.ts';
 import { type UserServerConfig, userConfigSchema, userServerSchema } from './schema.ts';
-import type { ResolvedConfig, ServerConfig, UpstreamProtocol } from './types.ts';
+import type {
+  ResolvedConfig,
+  ServerConfig,
+  UpstreamOAuthConfig,
+  UpstreamProtocol,
+} from './types.ts';
 import { unknownServerKeys, unknownTopLevelKeys } from './unknown-keys.ts';
 
 /** One per process: a reloaded config keeps the instance's name. */
@@ -111,6 +117,7 @@ function resolveServer(
     cwd: path.resolve(baseDir, server.cwd ?? '.'),
     url: server.url,
     headers: server.headers ?? {},
+    ...(server.oauth ? { oauth: resolveOAuth(server.oauth, protocol, field, source) } : {}),
     enabled: server.enabled ?? true,
     quarantined: server.quarantined ?? false,
     maxConcurrentRequests: server.max_concurrent_requests,
@@ -118,6 +125,41 @@ function resolveServer(
     clusterMaxConcurrentRequests: server.cluster_max_concurrent_requests,
     callTimeoutMs: server.call_timeout_ms,
     connectTimeoutMs: server.connect_timeout_ms ?? context.connectTimeoutMs,
+  };
+}
+
+function resolveOAuth(
+  oauth: NonNullable<UserServerConfig['oauth']>,
+  protocol: UpstreamProtocol,
+  field: string,
+  source: string,
+): UpstreamOAuthConfig {
+  if (protocol === 'stdio') {
+    throw new ConfigError(
+      `${source}: field "${field}.oauth" applies to http and sse servers only; a stdio server gets its credentials through "env"`,
+      `${field}.oauth`,
+    );
+  }
+  if (oauth.client_secret !== undefined && oauth.client_id === undefined) {
+    throw new ConfigError(
+      `${source}: field "${field}.oauth.client_secret" needs "client_id" beside it (or leave both out to register by DCR)`,
+      `${field}.oauth.client_secret`,
+    );
+  }
+  if (
+    oauth.redirect_uri !== undefined &&
+    !new URL(oauth.redirect_uri).pathname.endsWith(OAUTH_CALLBACK_PATH)
+  ) {
+    throw new ConfigError(
+      `${source}: field "${field}.oauth.redirect_uri" must end in ${OAUTH_CALLBACK_PATH} (the gateway's callback, as your proxy forwards it), like "https://codemux.example.com${OAUTH_CALLBACK_PATH}"`,
+      `${field}.oauth.redirect_uri`,
+    );
+  }
+  return {
+    ...(oauth.client_id === undefined ? {} : { clientId: oauth.client_id }),
+    ...(oauth.client_secret === undefined ? {} : { clientSecret: oauth.client_secret }),
+    ...(oauth.scopes === undefined ? {} : { scopes: oauth.scopes }),
+    ...(oauth.redirect_uri === undefined ? {} : { redirectUri: oauth.redirect_uri }),
   };
 }
 

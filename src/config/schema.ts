@@ -85,6 +85,39 @@ export const userServerSchema = z.object({
   cwd: z.string({ error: 'must be a string' }).optional(),
   url: z.url({ error: 'must be an http(s) URL' }).optional(),
   headers: stringMap.optional(),
+  oauth: z
+    .object(
+      {
+        client_id: z
+          .string({
+            error: 'must be a string (the client id registered with the authorization server)',
+          })
+          .min(1, { error: 'must not be empty (leave "client_id" out to register by DCR)' })
+          .optional(),
+        client_secret: z
+          .string({ error: 'must be a string' })
+          .min(1, { error: 'must not be empty (leave it out for a public client)' })
+          .optional(),
+        scopes: z
+          .array(
+            z
+              .string({ error: 'must be a string' })
+              .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, {
+                error: 'must be one scope token (no spaces)',
+              }),
+            { error: 'must be an array of scope names, like ["repo", "read:user"]' },
+          )
+          .optional(),
+        redirect_uri: z
+          .url({ error: 'must be an http(s) URL ending in /oauth/callback on this gateway' })
+          .optional(),
+      },
+      {
+        error:
+          'must be an object like {"client_id": "...", "scopes": ["..."]} or {} (sign in with Dynamic Client Registration)',
+      },
+    )
+    .optional(),
   enabled: z.boolean({ error: 'must be true or false' }).optional(),
   quarantined: z.boolean({ error: 'must be true or false' }).optional(),
   max_concurrent_requests: intIn(1, MAX_CONCURRENT_REQUESTS_LIMIT).optional(),

@@ -14,6 +14,8 @@ export interface ServerConfig {
   cwd: string;
   url?: string;
   headers: Record<string, string>;
+  /** `oauth`: sign in to this (http/sse) server with OAuth; absent = only if it answers 401. */
+  oauth?: UpstreamOAuthConfig;
   enabled: boolean;
   quarantined: boolean;
   /** Absent: no limit of its own. */
@@ -26,6 +28,17 @@ export interface ServerConfig {
   callTimeoutMs?: number;
   /** How long the handshake (connect + initialize + tools/list) may take. */
   connectTimeoutMs: number;
+}
+
+/** A server's `oauth` settings (docs/oauth.md). */
+export interface UpstreamOAuthConfig {
+  /** A client registered beforehand; absent = Dynamic Client Registration. */
+  clientId?: string;
+  /** With clientId: a confidential client; without: a public one (PKCE only). */
+  clientSecret?: string;
+  scopes?: string[];
+  /** Where the authorization server sends the browser back; default `http://<listen>/oauth/callback`. */
+  redirectUri?: string;
 }
 
 /** The code_execution settings, all hot-reloadable except poolSize. */

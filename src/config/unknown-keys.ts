@@ -29,7 +29,6 @@ const FOREIGN_SERVER: Record<string, string> = {
   alwaysAllow: 'Cline',
   description: 'Claude Desktop/VS Code',
   envFile: 'VS Code',
-  oauth: 'MCPProxy',
   isolation: 'MCPProxy',
   created: 'MCPProxy',
   updated: 'MCPProxy',

@@ -1,11 +1,19 @@
 /** @module Wires one running codemux: config -> upstream registry + sandbox pool -> execution service. */
 import { Catalog, type ToolEntry } from '../catalog/index.ts';
 import { CodeTools } from '../codetools/index.ts';
+import { OAUTH_CALLBACK_PATH } from '../config/defaults.ts';
 import { maxUpstreamMessageBytes, type ResolvedConfig } from '../config/index.ts';
 import { SandboxPool } from '../sandbox/index.ts';
-import type { ActivityStore, ApprovalStore, CodeToolStore, ToolPinStore } from '../store/index.ts';
-import { type ClusterSlots, UpstreamRegistry } from '../upstream/index.ts';
+import type {
+  ActivityStore,
+  ApprovalStore,
+  CodeToolStore,
+  OAuthStore,
+  ToolPinStore,
+} from '../store/index.ts';
+import { type ClusterSlots, UpstreamOAuth, UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
+import type { SecretBox } from '../util/secret-box.ts';
 import { ActivityLog } from './activity-log.ts';
 import { ActivityRecorder } from './activity-recorder.ts';
 import { DrainingExecutor } from './drain.ts';
@@ -31,6 +39,8 @@ export interface Runtime {
   pins: ToolPins;
   /** Calls held under tool_policy `ask`, and their decisions. */
   approvals: Approvals;
+  /** Upstream OAuth (sign-in, tokens), when the runtime has a store for it. */
+  oauth?: UpstreamOAuth;
   /** Starts the warm sandbox workers; in live mode also connects every server (not awaited). */
   start(): Promise<void>;
   /**
@@ -86,6 +96,16 @@ export interface RuntimeOptions {
   toolPinStore?: ToolPinStore;
   /** Where approvals are kept (shared by instances on PostgreSQL); without it, in memory. */
   approvalStore?: ApprovalStore;
+  /** Where upstream OAuth credentials are kept, and the box that seals them; without it, none. */
+  oauth?: { store: OAuthStore; secretBox: () => SecretBox };
+}
+
+/** Where an authorization server sends the browser back: this gateway's `/oauth/callback`. */
+export function oauthCallbackUrl(config: ResolvedConfig): string {
+  const host = config.listenHost;
+  const shown =
+    host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${config.listenPort}${OAUTH_CALLBACK_PATH}`;
 }
 
 export function createRuntime(
@@ -94,6 +114,15 @@ export function createRuntime(
   options: RuntimeOptions = {},
 ): Runtime {
   let config = initial;
+  const oauth = options.oauth
+    ? new UpstreamOAuth({
+        store: options.oauth.store,
+        secretBox: options.oauth.secretBox,
+        logger,
+        server: (name) => registry.server(name),
+        callbackUrl: () => oauthCallbackUrl(config),
+      })
+    : undefined;
   const registry: UpstreamRegistry = new UpstreamRegistry(config.servers, logger, {
     live: options.live,
     clusterSlots: options.clusterSlots,
@@ -101,6 +130,7 @@ export function createRuntime(
     maxMessageBytes: () => maxUpstreamMessageBytes(config),
     // The last check before a call is sent, on the tool list as it is then.
     admit: (server, tool) => pins.refusal(server, tool),
+    ...(oauth ? { auth: (server) => oauth.authFor(server) } : {}),
   });
   const pins: ToolPins = new ToolPins(
     registry,
@@ -126,7 +156,7 @@ export function createRuntime(
     unavailable: () =>
       registry
         .status()
-        .filter((s) => s.state === 'connecting' || s.state === 'failed' || s.state === 'idle')
+        .filter((s) => ['connecting', 'failed', 'idle', 'needs_auth'].includes(s.state))
         .map((s) => s.name),
   });
   const recorder = options.activityStore
@@ -166,6 +196,7 @@ export function createRuntime(
     ...(activity ? { activity } : {}),
     pins,
     approvals,
+    ...(oauth ? { oauth } : {}),
     start: async () => {
       // Pins first: the first tool lists are judged against what the store holds.
       await pins.start();
@@ -189,6 +220,7 @@ export function createRuntime(
       codeTools?.stop();
       pins.stop();
       approvals.stop();
+      oauth?.close();
       // The history is flushed last: nothing recorded is lost on a clean stop.
       stopping ??= Promise.all([pool.stop(), registry.stop()]).then(() => recorder?.stop());
       return stopping;

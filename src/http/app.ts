@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { OAUTH_CALLBACK_PATH } from '../config/defaults.ts';
 import type { Runtime } from '../execution/index.ts';
 import { DashboardSessions, uiRoutes } from '../ui/index.ts';
 import type { Logger } from '../util/logger.ts';
@@ -12,6 +13,7 @@ import { limitBody } from './body-limit.ts';
 import { codeToolRoutes } from './code-tools-routes.ts';
 import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
+import { oauthCallback, oauthRoutes } from './oauth-routes.ts';
 import { pinRoutes } from './pin-routes.ts';
 import { restRoutes } from './rest-routes.ts';
 import { tokenRoutes } from './token-routes.ts';
@@ -48,10 +50,17 @@ function rpcError(
 }
 
 /** Upstreams by state, without names or errors (/healthz answers without a key). */
-function upstreamCounts(runtime: Runtime): { ready: number; connecting: number; failed: number } {
-  const counts = { ready: 0, connecting: 0, failed: 0 };
+function upstreamCounts(runtime: Runtime) {
+  const counts = { ready: 0, connecting: 0, failed: 0, needs_auth: 0 };
   for (const { state } of runtime.registry.status()) {
-    if (state === 'ready' || state === 'connecting' || state === 'failed') counts[state]++;
+    if (
+      state === 'ready' ||
+      state === 'connecting' ||
+      state === 'failed' ||
+      state === 'needs_auth'
+    ) {
+      counts[state]++;
+    }
   }
   return counts;
 }
@@ -175,6 +184,8 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   // After restRoutes: its credential check runs first for these routes too.
   app.route('/api/v1/code-tools', codeToolRoutes(runtime));
   app.route('/api/v1', pinRoutes(runtime));
+  app.route('/api/v1', oauthRoutes(runtime));
+  app.get(OAUTH_CALLBACK_PATH, oauthCallback(runtime));
   app.route('/api/v1/approvals', approvalRoutes(runtime.approvals));
 
   app.get('/ui', (c) => c.redirect('/ui/', 301));

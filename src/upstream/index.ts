@@ -1,6 +1,15 @@
 /** @module Upstream MCP servers: the contract, the SDK connection, the registry. */
 export { ConcurrencyLimiter } from './limiter.ts';
 export { type LinearRegExp, linearRegExp } from './linear-regexp.ts';
+export { NeedsAuthError, needsSignInMessage } from './oauth/needs-auth.ts';
+export type {
+  CallbackOutcome,
+  OAuthStanding,
+  SignInFlowView,
+  SignInStart,
+  UpstreamAuth,
+} from './oauth/types.ts';
+export { SignInError, UpstreamOAuth } from './oauth/upstream-oauth.ts';
 export { type ConnectionFactory, UpstreamRegistry } from './registry.ts';
 export { type BoundsVerdict, measureJson, sizeVerdict } from './result-bounds.ts';
 export { boundedSchema, SCHEMA_LIMITS, type SchemaLimits, schemaExcess } from './schema-bounds.ts';

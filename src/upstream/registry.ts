@@ -9,10 +9,13 @@ import { UPSTREAM_RETRY_AFTER_MS } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
 import { didYouMean } from '../util/did-you-mean.ts';
 import type { Logger } from '../util/logger.ts';
-import { refusalOf } from './guarded-transport.ts';
 import { ConcurrencyLimiter } from './limiter.ts';
+import { NeedsAuthError, needsSignInMessage } from './oauth/needs-auth.ts';
+import type { UpstreamAuth } from './oauth/types.ts';
 import { StopSchedule } from './process-reaper.ts';
+import type { Entry } from './registry-entry.ts';
 import { SdkConnection } from './sdk-connection.ts';
+import { sendCall } from './send-call.ts';
 import type {
   CallOptions,
   CallOutcome,
@@ -23,39 +26,23 @@ import type {
   UpstreamConnection,
 } from './types.ts';
 
-/** JSON-RPC code of the SDK's request timeout (ErrorCode.RequestTimeout), checked without importing the SDK. */
-const REQUEST_TIMEOUT_CODE = -32001;
 /** Reconnect backoff in live mode: 250 ms, doubling, at most 30 s. */
 const RECONNECT_FIRST_MS = 250;
 const RECONNECT_MAX_MS = 30_000;
-
-interface Entry {
-  config: ServerConfig;
-  connection: UpstreamConnection;
-  limiter: ConcurrencyLimiter;
-  state: ServerState;
-  lastError?: string;
-  /** Why the last established connection dropped, until the next successful start. */
-  dropReason?: string;
-  failure?: { at: number; message: string };
-  reconnect?: NodeJS.Timeout;
-  attempts: number;
-  removed: boolean;
-}
 
 export type ConnectionFactory = (
   server: ServerConfig,
   logger: Logger,
   maxMessageBytes?: () => number,
   schedule?: StopSchedule,
+  auth?: UpstreamAuth,
 ) => UpstreamConnection;
 
-/** What ensureStarted answers for a connected server, and clusterSlot without a cluster limit. */
+/** What ensureStarted answers for a connected server. */
 const STARTED = { ok: true } as const;
-const NO_CLUSTER_LIMIT = { ok: true, release: () => {} } as const;
 
-const sdkFactory: ConnectionFactory = (server, logger, maxMessageBytes, schedule) =>
-  new SdkConnection(server, logger, maxMessageBytes, schedule);
+const sdkFactory: ConnectionFactory = (server, logger, maxMessageBytes, schedule, auth) =>
+  new SdkConnection(server, logger, maxMessageBytes, schedule, auth);
 
 export interface RegistryOptions {
   /** Live (the gateway): connect every enabled server at start and reconnect after drops. */
@@ -67,6 +54,8 @@ export interface RegistryOptions {
   maxMessageBytes?: () => number;
   /** Asked just before a call is sent, with the tool as listed now: a refusal keeps it unsent (pinning). */
   admit?: (server: string, tool: ToolInfo) => { code: 'TOOL_CHANGED'; message: string } | undefined;
+  /** The OAuth side of an http/sse server's connection (upstream/oauth). */
+  auth?: (server: ServerConfig) => UpstreamAuth | undefined;
 }
 
 /**
@@ -111,13 +100,16 @@ export class UpstreamRegistry extends EventEmitter {
   }
 
   private add(config: ServerConfig): Entry {
+    const auth = this.options.auth?.(config);
     const entry: Entry = {
       config,
+      auth,
       connection: this.factory(
         config,
         this.logger.child({ server: config.name }),
         this.maxMessageBytes,
         this.schedule,
+        auth,
       ),
       limiter: new ConcurrencyLimiter(config.maxConcurrentRequests, config.queueSize),
       state: !config.enabled ? 'disabled' : config.quarantined ? 'quarantined' : 'idle',
@@ -127,6 +119,10 @@ export class UpstreamRegistry extends EventEmitter {
     entry.connection.onClose = (reason) => this.onDropped(entry, reason);
     entry.connection.onToolsChanged = () => this.emit('tools', config.name);
     entry.connection.onLog = (message) => this.emit('log', config.name, message);
+    if (auth) {
+      auth.onNeedsSignIn = (reason) => this.needsSignIn(entry, reason);
+      auth.onSignedIn = () => this.signedIn(entry);
+    }
     this.entries.set(config.name, entry);
     return entry;
   }
@@ -147,12 +143,37 @@ export class UpstreamRegistry extends EventEmitter {
   private connectInBackground(entry: Entry): void {
     if (!this.running || entry.state === 'disabled' || entry.state === 'quarantined') return;
     void this.ensureStarted(entry.config.name).then((result) => {
-      if (!result.ok && this.live && !entry.removed) this.scheduleReconnect(entry);
+      if (!result.ok && this.live && !entry.removed && entry.needsAuth === undefined) {
+        this.scheduleReconnect(entry);
+      }
     });
   }
 
-  private onDropped(entry: Entry, reason: string): void {
+  /** The server waits for an OAuth sign-in: its connection ends and nothing retries it. */
+  private needsSignIn(entry: Entry, reason: string): void {
     if (entry.removed) return;
+    entry.needsAuth = reason;
+    clearTimeout(entry.reconnect);
+    entry.reconnect = undefined;
+    if (entry.state !== 'needs_auth') {
+      this.setState(entry, 'needs_auth', reason);
+      this.emit('tools', entry.config.name);
+    }
+    void entry.connection.stop();
+  }
+
+  /** Tokens arrived (a sign-in here or on another instance): connect again. */
+  private signedIn(entry: Entry): void {
+    if (entry.removed || entry.needsAuth === undefined) return;
+    entry.needsAuth = undefined;
+    entry.failure = undefined;
+    entry.attempts = 0;
+    if (entry.state === 'needs_auth') this.setState(entry, 'idle');
+    this.connectInBackground(entry);
+  }
+
+  private onDropped(entry: Entry, reason: string): void {
+    if (entry.removed || entry.needsAuth !== undefined) return;
     entry.dropReason = reason;
     this.setState(entry, 'failed', `server '${entry.config.name}' disconnected: ${reason}`);
     this.emit('tools', entry.config.name);
@@ -226,6 +247,7 @@ export class UpstreamRegistry extends EventEmitter {
     const entry = this.entries.get(name);
     if (!entry) return { ok: false, message: this.serverNotFound(name) };
     if (entry.connection.connected) return { ok: true };
+    if (entry.needsAuth !== undefined) return { ok: false, message: needsSignInMessage(name) };
     if (entry.failure && Date.now() - entry.failure.at < UPSTREAM_RETRY_AFTER_MS) {
       return { ok: false, message: entry.failure.message };
     }
@@ -241,6 +263,10 @@ export class UpstreamRegistry extends EventEmitter {
       this.emit('tools', name);
       return { ok: true };
     } catch (error) {
+      if (error instanceof NeedsAuthError && !entry.removed) {
+        this.needsSignIn(entry, error.reason);
+        return { ok: false, message: needsSignInMessage(name) };
+      }
       const message = `server '${name}' failed to start: ${(error as Error).message}`;
       if (entry.removed) return { ok: false, message };
       entry.failure = { at: Date.now(), message };
@@ -297,6 +323,7 @@ export class UpstreamRegistry extends EventEmitter {
   private retire(entry: Entry): Promise<void> {
     entry.removed = true;
     clearTimeout(entry.reconnect);
+    entry.auth?.close();
     const stopped = entry.connection.stop().finally(() => this.retiring.delete(stopped));
     this.retiring.add(stopped);
     return stopped;
@@ -344,88 +371,7 @@ export class UpstreamRegistry extends EventEmitter {
     }
     const refused = this.options.admit?.(server, listed);
     if (refused) return { ok: false, ...refused };
-    const release = entry.limiter.tryAcquire() ?? (await entry.limiter.acquire(options.signal));
-    if (!release) {
-      if (options.signal?.aborted) return cancelled(server, tool);
-      return {
-        ok: false,
-        code: 'QUEUE_FULL',
-        message: `server '${server}' already has ${entry.config.maxConcurrentRequests} calls in flight (max_concurrent_requests) and ${entry.config.queueSize} waiting (queue_size)`,
-      };
-    }
-    const cluster =
-      entry.config.clusterMaxConcurrentRequests === undefined || !this.clusterSlots
-        ? NO_CLUSTER_LIMIT
-        : await this.clusterSlot(entry.config, options.signal);
-    if (!cluster.ok) {
-      release();
-      if (cluster.reason === 'aborted' || options.signal?.aborted) return cancelled(server, tool);
-      return {
-        ok: false,
-        code: cluster.reason === 'queue_full' ? 'QUEUE_FULL' : 'SERVER_UNAVAILABLE',
-        message: cluster.message,
-      };
-    }
-    // The execution may have ended while this call waited to start: then it is never sent.
-    if (options.signal?.aborted) {
-      cluster.release();
-      release();
-      return cancelled(server, tool);
-    }
-    const timeoutMs = minDefined(entry.config.callTimeoutMs, options.timeoutMs);
-    try {
-      const result = await entry.connection.callTool(tool, args, {
-        signal: options.signal,
-        timeoutMs,
-      });
-      return { ok: true, result };
-    } catch (error) {
-      if (options.signal?.aborted) return cancelled(server, tool);
-      if ((error as { code?: unknown }).code === REQUEST_TIMEOUT_CODE) {
-        return {
-          ok: false,
-          code: 'UPSTREAM_TIMEOUT',
-          message: `server '${server}' did not answer ${tool} within ${timeoutMs} ms`,
-        };
-      }
-      const refused = refusalOf(error);
-      if (refused) {
-        return {
-          ok: false,
-          code: refused.codemux_refused,
-          message: `${server}.${tool}: ${refused.message}`,
-        };
-      }
-      if (/output schema/.test((error as Error).message)) {
-        return {
-          ok: false,
-          code: 'INVALID_OUTPUT',
-          message: `${server}.${tool}: ${(error as Error).message}`,
-        };
-      }
-      if (!entry.connection.connected) {
-        return {
-          ok: false,
-          code: 'SERVER_UNAVAILABLE',
-          message: `server '${server}' disconnected during ${tool}: ${entry.dropReason ?? (error as Error).message}; it is restarted for the next call`,
-        };
-      }
-      return {
-        ok: false,
-        code: 'UPSTREAM_ERROR',
-        message: `${server}.${tool}: ${(error as Error).message}`,
-      };
-    } finally {
-      cluster.release();
-      release();
-    }
-  }
-
-  /** A cluster-wide slot when the server has `cluster_max_concurrent_requests` and a cluster is configured. */
-  private async clusterSlot(config: ServerConfig, signal?: AbortSignal) {
-    const limit = config.clusterMaxConcurrentRequests;
-    if (limit === undefined || !this.clusterSlots) return NO_CLUSTER_LIMIT;
-    return this.clusterSlots.acquire(config.name, limit, { queueSize: config.queueSize, signal });
+    return sendCall(entry, this.clusterSlots, tool, args, options);
   }
 
   /** Closes every connection (and so every stdio child); idempotent. */
@@ -436,18 +382,4 @@ export class UpstreamRegistry extends EventEmitter {
     const closing = [...this.retiring];
     await Promise.all([...this.entries.values()].map((e) => this.retire(e)).concat(closing));
   }
-}
-
-function cancelled(server: string, tool: string): CallOutcome {
-  return {
-    ok: false,
-    code: 'UPSTREAM_ERROR',
-    message: `${server}.${tool}: the call was cancelled (the execution ended)`,
-  };
-}
-
-function minDefined(a: number | undefined, b: number | undefined): number | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return Math.min(a, b);
 }

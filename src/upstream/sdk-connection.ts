@@ -10,6 +10,8 @@ import {
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { GuardedTransport } from './guarded-transport.ts';
+import { NeedsAuthError } from './oauth/needs-auth.ts';
+import type { UpstreamAuth } from './oauth/types.ts';
 import { boundedOutputValidators } from './output-validators.ts';
 import type { StopSchedule } from './process-reaper.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
@@ -49,6 +51,8 @@ export class SdkConnection implements UpstreamConnection {
     private readonly maxMessageBytes: () => number = DEFAULT_MAX_MESSAGE_BYTES,
     /** How a stdio child is ended (the registry's schedule, hurried when the gateway stops). */
     private readonly schedule?: StopSchedule,
+    /** An http/sse server's OAuth side: its fetch carries the token (upstream/oauth). */
+    private readonly auth?: UpstreamAuth,
   ) {}
 
   get name(): string {
@@ -67,9 +71,11 @@ export class SdkConnection implements UpstreamConnection {
     const { StreamableHTTPClientTransport, SSEClientTransport } = sdk;
     const s = this.server;
     const requestInit = { headers: s.headers };
+    const fetch = this.auth?.fetch;
     if (s.protocol === 'http')
-      return new StreamableHTTPClientTransport(new URL(s.url!), { requestInit });
-    if (s.protocol === 'sse') return new SSEClientTransport(new URL(s.url!), { requestInit });
+      return new StreamableHTTPClientTransport(new URL(s.url!), { requestInit, fetch });
+    if (s.protocol === 'sse')
+      return new SSEClientTransport(new URL(s.url!), { requestInit, fetch });
     return new StdioTransport(
       {
         command: s.command!,
@@ -111,6 +117,9 @@ export class SdkConnection implements UpstreamConnection {
   }
 
   private async connect(): Promise<void> {
+    // A server that needs a sign-in first is not even asked (no request, no retry loop).
+    const blocked = await this.auth?.blocked();
+    if (blocked !== undefined) throw new NeedsAuthError(this.name, blocked);
     const sdk = await sdkModules();
     const client = new sdk.Client(CLIENT_INFO, {
       capabilities: {},
@@ -179,6 +188,8 @@ export class SdkConnection implements UpstreamConnection {
       this.logger.debug({ tools: tools.length, ms: Date.now() - started }, 'upstream connected');
     } catch (error) {
       await client.close().catch(() => {});
+      const needs = this.auth?.needsSignIn;
+      if (needs !== undefined) throw new NeedsAuthError(this.name, needs);
       // Let the child flush what it wrote before it died.
       await new Promise((resolve) => setTimeout(resolve, 50));
       const tail = this.stderr.value;

@@ -69,7 +69,15 @@ export interface UpstreamConnection {
 }
 
 /** Where a server stands, as `GET /api/v1/servers` and `codemux servers list` show it. */
-export type ServerState = 'idle' | 'connecting' | 'ready' | 'failed' | 'disabled' | 'quarantined';
+export type ServerState =
+  | 'idle'
+  | 'connecting'
+  | 'ready'
+  | 'failed'
+  | 'disabled'
+  | 'quarantined'
+  /** An http/sse server waiting for an OAuth sign-in (`codemux auth login`). */
+  | 'needs_auth';
 
 export interface ServerStatus {
   name: string;

@@ -2,7 +2,8 @@
  * @module Servers: a row per upstream (GET /api/v1/servers) with its held tools counted, and
  * one server's tools, a held one with its before / after definitions and an "Approve" button
  * (GET /api/v1/tools/held, POST .../approve; see docs/pinning.md), its MCP annotations as
- * tags and what tool_policy decides for its calls.
+ * tags and what tool_policy decides for its calls. A server in `needs_auth` has a "Sign in"
+ * button: it opens the authorization server's page and waits for the sign-in (docs/oauth.md).
  */
 import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say } from '../dom.ts';
@@ -68,6 +69,60 @@ function policyCell(policy: ToolRow['policy']): HTMLElement {
   return h('td', {}, badge(policy.action), h('div', { class: 'hint' }, policy.reason));
 }
 
+/** How long one wait for a sign-in may hold a request (the gateway allows 30 s). */
+const SIGN_IN_WAIT_MS = 25_000;
+
+/** Waits for the sign-in `flowId` to finish; its outcome as the status line says it. */
+async function awaitSignIn(server: string, flowId: string): Promise<void> {
+  for (;;) {
+    const answer = await api('GET', `/auth/flows/${seg(flowId)}?wait_ms=${SIGN_IN_WAIT_MS}`);
+    if (!answer.json.ok) return say(errorText(answer), true);
+    const status = answer.json.status as string;
+    if (status === 'completed') {
+      say(`signed in to ${server}`);
+      await serversPage();
+      return;
+    }
+    if (status !== 'pending' && status !== 'exchanging') {
+      return say(`the sign-in to ${server} failed: ${answer.json.error}`, true);
+    }
+  }
+}
+
+/**
+ * "Sign in": the page opens at once (a window opened after an await is blocked as a popup),
+ * then goes to the authorization URL; without a window, the URL is shown as a link.
+ */
+function signInButton(server: string): HTMLElement {
+  const button = h(
+    'button',
+    {
+      type: 'button',
+      onclick: async () => {
+        const opened = window.open('', '_blank');
+        if (opened) opened.opener = null;
+        button.setAttribute('disabled', '');
+        const answer = await api('POST', `/servers/${seg(server)}/auth/login`);
+        button.removeAttribute('disabled');
+        if (answer.status !== 201) {
+          opened?.close();
+          return say(errorText(answer), true);
+        }
+        const url = answer.json.authorization_url as string;
+        if (opened) opened.location.href = url;
+        else
+          button.after(
+            h('a', { href: url, target: '_blank', rel: 'noopener' }, 'Open the sign-in page'),
+          );
+        say(`waiting for the sign-in to ${server} (finish it in the page that opened)`);
+        await awaitSignIn(server, answer.json.flow_id as string);
+      },
+    },
+    'Sign in',
+  );
+  return button;
+}
+
 export async function serversPage(): Promise<void> {
   const [answer, held] = await Promise.all([api('GET', '/servers'), heldTools()]);
   if (!answer.json.ok) return say(errorText(answer), true);
@@ -80,7 +135,13 @@ export async function serversPage(): Promise<void> {
         'tr',
         {},
         h('th', { scope: 'row' }, h('a', { href: `/ui/servers/${seg(s.name)}` }, s.name)),
-        h('td', {}, badge(s.state)),
+        h(
+          'td',
+          {},
+          badge(s.state),
+          s.state === 'needs_auth' ? ' ' : '',
+          s.state === 'needs_auth' ? signInButton(s.name) : '',
+        ),
         h('td', {}, s.protocol),
         h('td', { class: 'num' }, s.tools, n > 0 ? ' ' : '', n > 0 ? badge('held') : ''),
         h('td', { class: s.last_error ? 'error' : '' }, s.last_error ?? ''),

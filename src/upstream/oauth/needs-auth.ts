@@ -1,0 +1,17 @@
+/** @module What a server that needs an OAuth sign-in answers, and the error a connect ends in then. */
+
+/** DESIGN.md's words for a call to a server in state `needs_auth`. */
+export function needsSignInMessage(server: string): string {
+  return `${server} needs sign-in: run \`codemux auth login ${server}\``;
+}
+
+/** A connect that cannot go on until someone signs in; `reason` says why (never a token). */
+export class NeedsAuthError extends Error {
+  constructor(
+    readonly server: string,
+    readonly reason: string,
+  ) {
+    super(`${needsSignInMessage(server)} (${reason})`);
+    this.name = 'NeedsAuthError';
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * @module One http/sse server's OAuth side while it is configured: the fetch its transport
+ * uses (bearer token in, one refresh and one retry after a 401, a `Bearer` challenge noticed),
+ * and the refresh ahead of expiry. A refresh the authorization server refuses forgets the
+ * tokens and puts the server in `needs_auth` with the reason; a passing failure is retried.
+ */
+
+import { OAUTH_REFRESH_LEAD_MS, OAUTH_REFRESH_RETRY_MS } from '../../config/defaults.ts';
+import type { ServerConfig } from '../../config/index.ts';
+import type { Logger } from '../../util/logger.ts';
+import { refreshTokens } from './refresher.ts';
+import type { FetchLike, UpstreamAuth } from './types.ts';
+import type { OAuthVault } from './vault.ts';
+
+/** A token this close to its expiry is refreshed before it is sent. */
+const SEND_MARGIN_MS = 5_000;
+
+/** How long before expiry a token is refreshed: a minute, or a fifth of a short life. */
+export function refreshLead(lifetimeMs: number | undefined): number {
+  if (lifetimeMs === undefined) return OAUTH_REFRESH_LEAD_MS;
+  return Math.min(OAUTH_REFRESH_LEAD_MS, Math.max(1_000, lifetimeMs / 5));
+}
+
+function withBearer(init: RequestInit | undefined, token: string | undefined): RequestInit {
+  if (token === undefined) return init ?? {};
+  const headers = new Headers(init?.headers);
+  headers.set('Authorization', `Bearer ${token}`);
+  return { ...init, headers };
+}
+
+/** The `resource_metadata` URL of a `WWW-Authenticate: Bearer` challenge, if it names one. */
+export function resourceMetadataOf(challenge: string): URL | undefined {
+  const match = /resource_metadata="([^"]+)"/i.exec(challenge);
+  if (!match) return undefined;
+  try {
+    return new URL(match[1]!);
+  } catch {
+    return undefined;
+  }
+}
+
+export class ServerAuth implements UpstreamAuth {
+  needsSignIn: string | undefined;
+  onNeedsSignIn?: (reason: string) => void;
+  onSignedIn?: () => void;
+  /** From the last `Bearer` challenge: where the server's protected resource metadata is. */
+  resourceMetadataUrl: URL | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  readonly fetch: FetchLike = (url, init) => this.send(url, init);
+
+  constructor(
+    readonly server: ServerConfig,
+    private readonly vault: OAuthVault,
+    private readonly logger: Logger,
+  ) {}
+
+  private get name(): string {
+    return this.server.name;
+  }
+
+  private get url(): string {
+    return this.server.url!;
+  }
+
+  async blocked(): Promise<string | undefined> {
+    const current = await this.vault.tokens(this.name, this.url);
+    if ('tokens' in current) {
+      this.needsSignIn = undefined;
+      this.schedule(current.expiresAt, current.tokens.expires_in);
+      return undefined;
+    }
+    // A server configured for OAuth, or one signed in before, is not tried without tokens.
+    if (this.server.oauth || (await this.vault.row(this.name))) {
+      this.needsSignIn = current.reason;
+      return current.reason;
+    }
+    return undefined;
+  }
+
+  private async send(url: string | URL, init?: RequestInit): Promise<Response> {
+    const current = await this.vault.tokens(this.name, this.url);
+    let token = 'tokens' in current ? current.tokens.access_token : undefined;
+    if ('tokens' in current && current.expiresAt !== undefined) {
+      if (current.expiresAt - Date.now() < SEND_MARGIN_MS) {
+        const refreshed = await this.refresh(undefined, SEND_MARGIN_MS);
+        if (refreshed) token = refreshed;
+      }
+    }
+    const response = await fetch(url, withBearer(init, token));
+    if (response.status !== 401) return response;
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    if (!/^\s*bearer\b/i.test(challenge)) return response;
+    this.resourceMetadataUrl = resourceMetadataOf(challenge) ?? this.resourceMetadataUrl;
+    if (token === undefined) {
+      this.needs(
+        'the server asks for an OAuth sign-in (it answered 401 with WWW-Authenticate: Bearer)',
+      );
+      return response;
+    }
+    // Once after a 401: refresh (or take the token another request refreshed), then retry.
+    const refreshed = await this.refresh(token, 0);
+    if (!refreshed) return response;
+    await response.body?.cancel().catch(() => {});
+    const again = await fetch(url, withBearer(init, refreshed));
+    if (again.status === 401) {
+      await this.vault.clearTokens(
+        this.name,
+        'the server refused a freshly refreshed token (401); sign in again',
+      );
+      this.needs('the server refused a freshly refreshed token (401); sign in again');
+    }
+    return again;
+  }
+
+  /** A new access token, or undefined when there is none (needs_auth already said why when permanent). */
+  private async refresh(stale: string | undefined, leadMs: number): Promise<string | undefined> {
+    const outcome = await refreshTokens(this.server, this.vault, { stale, leadMs, fetch });
+    if (outcome.ok) {
+      this.schedule(
+        outcome.tokens.expires_in === undefined
+          ? undefined
+          : Date.now() + outcome.tokens.expires_in * 1000,
+        outcome.tokens.expires_in,
+      );
+      return outcome.tokens.access_token;
+    }
+    if (outcome.permanent) {
+      await this.vault.clearTokens(this.name, outcome.reason).catch(() => {});
+      this.needs(outcome.reason);
+    } else {
+      this.logger.warn({ reason: outcome.reason }, 'upstream OAuth token refresh failed');
+    }
+    return undefined;
+  }
+
+  private needs(reason: string): void {
+    const first = this.needsSignIn === undefined;
+    this.needsSignIn = reason;
+    clearTimeout(this.timer);
+    this.logger.warn({ reason }, 'upstream needs an OAuth sign-in');
+    if (first) this.onNeedsSignIn?.(reason);
+  }
+
+  /** Refreshes ahead of expiry (each instance tries; the lock lets the first one do it). */
+  private schedule(expiresAt: number | undefined, expiresIn: number | undefined): void {
+    clearTimeout(this.timer);
+    if (this.closed || expiresAt === undefined) return;
+    const lead = refreshLead(expiresIn === undefined ? undefined : expiresIn * 1000);
+    this.timer = setTimeout(
+      () => void this.refreshAhead(lead),
+      Math.max(0, expiresAt - lead - Date.now()),
+    );
+    this.timer.unref();
+  }
+
+  private async refreshAhead(lead: number): Promise<void> {
+    if (this.closed) return;
+    const token = await this.refresh(undefined, lead).catch((error: Error) => {
+      this.logger.warn({ reason: error.message }, 'upstream OAuth token refresh failed');
+      return undefined;
+    });
+    if (token === undefined && this.needsSignIn === undefined && !this.closed) {
+      this.timer = setTimeout(() => void this.refreshAhead(lead), OAUTH_REFRESH_RETRY_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** The store changed (a sign-in, a logout, a refresh elsewhere): takes it in. */
+  async reload(): Promise<void> {
+    if (this.closed) return;
+    const current = await this.vault.tokens(this.name, this.url);
+    if ('tokens' in current) {
+      this.schedule(current.expiresAt, current.tokens.expires_in);
+      if (this.needsSignIn !== undefined) {
+        this.needsSignIn = undefined;
+        this.onSignedIn?.();
+      }
+    } else if (
+      this.needsSignIn === undefined &&
+      (this.server.oauth || (await this.vault.row(this.name)))
+    ) {
+      this.needs(current.reason);
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+  }
+}

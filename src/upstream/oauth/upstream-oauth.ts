@@ -1,0 +1,235 @@
+/**
+ * @module Upstream OAuth for one running codemux: a ServerAuth per http/sse server for its
+ * connection, sign-ins (`codemux auth login`, the dashboard) from the authorization URL to the
+ * callback, each server's standing, and sign-out. The protocol is the MCP SDK's client `auth`.
+ */
+
+import { OAUTH_FLOW_TTL_MS } from '../../config/defaults.ts';
+import type { ServerConfig } from '../../config/index.ts';
+import type { OAuthStore } from '../../store/index.ts';
+import type { Logger } from '../../util/logger.ts';
+import type { SecretBox } from '../../util/secret-box.ts';
+import { ServerAuth } from './server-auth.ts';
+import { SignInProvider } from './sign-in-provider.ts';
+import type {
+  CallbackOutcome,
+  OAuthStanding,
+  SignInFlowView,
+  SignInStart,
+  UpstreamAuth,
+} from './types.ts';
+import { OAuthVault } from './vault.ts';
+
+const sdkAuth = () => import('@modelcontextprotocol/sdk/client/auth.js');
+
+export interface UpstreamOAuthOptions {
+  store: OAuthStore;
+  /** The key's box, made on first use (`CODEMUX_SECRET_KEY` or `data_dir/secret_key`). */
+  secretBox: () => SecretBox;
+  logger: Logger;
+  /** The configured server of that name, as the config is now. */
+  server: (name: string) => ServerConfig | undefined;
+  /** `http://<listen>/oauth/callback`: where the browser comes back (unless oauth.redirect_uri). */
+  callbackUrl: () => string;
+}
+
+/** A sign-in that could not start, or a server it does not apply to; `status` is the HTTP one. */
+export class SignInError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 404 | 502,
+  ) {
+    super(message);
+  }
+}
+
+export class UpstreamOAuth {
+  readonly vault: OAuthVault;
+  private readonly handles = new Map<string, ServerAuth>();
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly options: UpstreamOAuthOptions) {
+    this.vault = new OAuthVault(options.store, options.secretBox);
+    // Another instance signed in, refreshed or signed out.
+    this.unsubscribe = options.store.onChange((server) => {
+      this.vault.invalidate(server);
+      void this.handles
+        .get(server)
+        ?.reload()
+        .catch(() => {});
+    });
+  }
+
+  /** The OAuth side of a connection to `server` (http and sse only). */
+  authFor(server: ServerConfig): UpstreamAuth | undefined {
+    if (server.protocol === 'stdio' || !server.url) return undefined;
+    const handle = new ServerAuth(
+      server,
+      this.vault,
+      this.options.logger.child({ server: server.name }),
+    );
+    const close = handle.close.bind(handle);
+    handle.close = () => {
+      close();
+      if (this.handles.get(server.name) === handle) this.handles.delete(server.name);
+    };
+    this.handles.set(server.name, handle);
+    return handle;
+  }
+
+  private redirectFor(server: ServerConfig): string {
+    return server.oauth?.redirectUri ?? this.options.callbackUrl();
+  }
+
+  private oauthServer(name: string): ServerConfig {
+    const server = this.options.server(name);
+    if (!server) throw new SignInError(`server not found: ${name}`, 404);
+    if (server.protocol === 'stdio' || !server.url) {
+      throw new SignInError(
+        `${name} is a stdio server: OAuth sign-in applies to http and sse servers (a stdio server gets its credentials through "env")`,
+        400,
+      );
+    }
+    return server;
+  }
+
+  /** Starts a sign-in: the URL to open, valid until `expires_at`. */
+  async startSignIn(name: string): Promise<SignInStart> {
+    const server = this.oauthServer(name);
+    const provider = new SignInProvider({
+      server,
+      redirectUrl: this.redirectFor(server),
+      vault: this.vault,
+    });
+    const { auth } = await sdkAuth();
+    try {
+      await auth(provider, {
+        serverUrl: server.url!,
+        ...(server.oauth?.scopes?.length ? { scope: server.oauth.scopes.join(' ') } : {}),
+        ...(this.handles.get(name)?.resourceMetadataUrl
+          ? { resourceMetadataUrl: this.handles.get(name)!.resourceMetadataUrl }
+          : {}),
+      });
+    } catch (error) {
+      throw new SignInError(
+        `the sign-in to ${name} could not start: ${(error as Error).message}`,
+        502,
+      );
+    }
+    if (!provider.authorizationUrl || !provider.stateValue || !provider.verifierValue) {
+      throw new SignInError(`the sign-in to ${name} could not start: no authorization URL`, 502);
+    }
+    const flow = await this.vault.createFlow(
+      name,
+      provider.stateValue,
+      provider.verifierValue,
+      OAUTH_FLOW_TTL_MS,
+    );
+    this.options.logger.info({ server: name, flow_id: flow.id }, 'upstream OAuth sign-in started');
+    return {
+      flow_id: flow.id,
+      server: name,
+      authorization_url: provider.authorizationUrl.href,
+      expires_at: flow.expires_at,
+    };
+  }
+
+  /** The browser came back to /oauth/callback: the state is used once, whatever follows. */
+  async completeCallback(query: URLSearchParams): Promise<CallbackOutcome> {
+    const state = query.get('state');
+    if (!state) return { ok: false, status: 400, message: 'the callback has no "state"' };
+    const claimed = await this.vault.claimFlow(state);
+    if (!claimed) {
+      return {
+        ok: false,
+        status: 400,
+        message:
+          'this sign-in is unknown, was already completed or expired; nothing changed (start again with `codemux auth login SERVER`)',
+      };
+    }
+    const { flow, verifier } = claimed;
+    const fail = async (status: 400 | 502, message: string): Promise<CallbackOutcome> => {
+      await this.options.store.finishFlow(flow.id, 'failed', message, new Date().toISOString());
+      this.options.logger.warn(
+        { server: flow.server, flow_id: flow.id, reason: message },
+        'upstream OAuth sign-in failed',
+      );
+      return { ok: false, status, server: flow.server, message };
+    };
+    const server = this.options.server(flow.server);
+    if (!server?.url) return fail(400, `server ${flow.server} is no longer in the config`);
+    const error = query.get('error');
+    if (error) {
+      const description = query.get('error_description');
+      return fail(
+        400,
+        `the authorization server answered ${error}${description ? `: ${description}` : ''}`,
+      );
+    }
+    const code = query.get('code');
+    if (!code) return fail(400, 'the callback has no "code"');
+    const provider = new SignInProvider({
+      server,
+      redirectUrl: this.redirectFor(server),
+      vault: this.vault,
+      verifier,
+    });
+    const { auth } = await sdkAuth();
+    try {
+      await auth(provider, { serverUrl: server.url, authorizationCode: code });
+    } catch (error) {
+      return fail(502, `the code exchange failed: ${(error as Error).message}`);
+    }
+    await this.options.store.finishFlow(flow.id, 'completed', null, new Date().toISOString());
+    this.options.logger.info(
+      { server: server.name, flow_id: flow.id },
+      'upstream OAuth sign-in completed',
+    );
+    await this.handles.get(server.name)?.reload();
+    return { ok: true, server: server.name };
+  }
+
+  /** A flow as its waiter sees it; a pending one past its time reads as expired. */
+  async flow(id: string): Promise<SignInFlowView | undefined> {
+    const flow = await this.options.store.getFlow(id);
+    if (!flow) return undefined;
+    const expired = flow.status === 'pending' && Date.parse(flow.expires_at) <= Date.now();
+    return {
+      flow_id: flow.id,
+      server: flow.server,
+      status: expired ? 'expired' : flow.status,
+      error: expired ? 'no callback arrived before the sign-in expired' : flow.error,
+      created_at: flow.created_at,
+      expires_at: flow.expires_at,
+      finished_at: flow.finished_at,
+    };
+  }
+
+  /** Where `server` stands, without any secret. */
+  async standing(server: ServerConfig): Promise<OAuthStanding> {
+    const row = await this.vault.row(server.name);
+    const tokens = server.url ? await this.vault.tokens(server.name, server.url) : undefined;
+    const signedIn = tokens !== undefined && 'tokens' in tokens;
+    return {
+      server: server.name,
+      signed_in: signedIn,
+      expires_at: signedIn ? (row?.expires_at ?? null) : null,
+      scopes: signedIn && row?.scope ? row.scope.split(' ').filter(Boolean) : [],
+      client: server.oauth?.clientId ? 'configured' : row?.client_sealed ? 'registered' : null,
+      reason: signedIn ? null : (row?.reason ?? null),
+    };
+  }
+
+  /** Forgets the server's tokens (the client registration stays); false when it had none. */
+  async logout(name: string): Promise<boolean> {
+    const server = this.oauthServer(name);
+    const had = await this.vault.clearTokens(server.name, 'signed out (`codemux auth logout`)');
+    await this.handles.get(server.name)?.reload();
+    return had;
+  }
+
+  close(): void {
+    this.unsubscribe();
+    for (const handle of this.handles.values()) handle.close();
+  }
+}

@@ -1,0 +1,77 @@
+/** @module Sending one admitted call: a slot here, a cluster slot, the call, its outcome. */
+import type { ServerConfig } from '../config/index.ts';
+import { cancelled, failedCall, minDefined } from './call-failure.ts';
+import { needsSignInMessage } from './oauth/needs-auth.ts';
+import type { Entry } from './registry-entry.ts';
+import type { CallOptions, CallOutcome, ClusterSlots } from './types.ts';
+
+const NO_CLUSTER_LIMIT = { ok: true, release: () => {} } as const;
+
+/** A cluster-wide slot when the server has `cluster_max_concurrent_requests` and a cluster is configured. */
+function clusterSlot(config: ServerConfig, slots: ClusterSlots | undefined, signal?: AbortSignal) {
+  const limit = config.clusterMaxConcurrentRequests;
+  if (limit === undefined || !slots) return NO_CLUSTER_LIMIT;
+  return slots.acquire(config.name, limit, { queueSize: config.queueSize, signal });
+}
+
+/** Sends `tool` to the entry's connected server; never throws. */
+export async function sendCall(
+  entry: Entry,
+  clusterSlots: ClusterSlots | undefined,
+  tool: string,
+  args: Record<string, unknown>,
+  options: CallOptions,
+): Promise<CallOutcome> {
+  const server = entry.config.name;
+  const release = entry.limiter.tryAcquire() ?? (await entry.limiter.acquire(options.signal));
+  if (!release) {
+    if (options.signal?.aborted) return cancelled(server, tool);
+    return {
+      ok: false,
+      code: 'QUEUE_FULL',
+      message: `server '${server}' already has ${entry.config.maxConcurrentRequests} calls in flight (max_concurrent_requests) and ${entry.config.queueSize} waiting (queue_size)`,
+    };
+  }
+  const cluster =
+    entry.config.clusterMaxConcurrentRequests === undefined || !clusterSlots
+      ? NO_CLUSTER_LIMIT
+      : await clusterSlot(entry.config, clusterSlots, options.signal);
+  if (!cluster.ok) {
+    release();
+    if (cluster.reason === 'aborted' || options.signal?.aborted) return cancelled(server, tool);
+    return {
+      ok: false,
+      code: cluster.reason === 'queue_full' ? 'QUEUE_FULL' : 'SERVER_UNAVAILABLE',
+      message: cluster.message,
+    };
+  }
+  // The execution may have ended while this call waited to start: then it is never sent.
+  if (options.signal?.aborted) {
+    cluster.release();
+    release();
+    return cancelled(server, tool);
+  }
+  const timeoutMs = minDefined(entry.config.callTimeoutMs, options.timeoutMs);
+  try {
+    const result = await entry.connection.callTool(tool, args, {
+      signal: options.signal,
+      timeoutMs,
+    });
+    return { ok: true, result };
+  } catch (error) {
+    if (entry.needsAuth !== undefined) {
+      return { ok: false, code: 'SERVER_UNAVAILABLE', message: needsSignInMessage(server) };
+    }
+    return failedCall(error, {
+      server,
+      tool,
+      timeoutMs,
+      aborted: options.signal?.aborted === true,
+      connected: entry.connection.connected,
+      dropReason: entry.dropReason,
+    });
+  } finally {
+    cluster.release();
+    release();
+  }
+}
