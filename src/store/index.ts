@@ -1,6 +1,13 @@
-/** @module Persistence: agent tokens and activity history (SQLite), the admin key file. */
+/** @module Persistence: tokens, activity, code tools, pins, approvals and upstream OAuth (SQLite or PostgreSQL); the admin and secret key files. */
 export { type AdminKey, API_KEY_FILE, ensureAdminKey, readAdminKey } from './admin-key.ts';
 export { openConfiguredStore, openStore, type Store } from './open-store.ts';
+export {
+  loadSecretKey,
+  parseSecretKey,
+  SECRET_KEY_FILE,
+  SECRET_KEY_VARIABLE,
+  type SecretKey,
+} from './secret-key.ts';
 export { DATABASE_FILE } from './sqlite-database.ts';
 export {
   ACTIVITY_KINDS,
@@ -23,6 +30,11 @@ export {
   type CodeToolSettings,
   type CodeToolStore,
   type CodeToolVersion,
+  type OAuthCredentials,
+  type OAuthCredentialsWrite,
+  type OAuthFlow,
+  type OAuthFlowStatus,
+  type OAuthStore,
   type ParamWrite,
   type PinnedDefinition,
   type TokenRecord,
