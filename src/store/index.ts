@@ -1,6 +1,13 @@
-/** @module Persistence: agent tokens and activity history (SQLite), the admin key file. */
+/** @module Persistence: tokens, activity, code tools, pins, approvals and upstream OAuth (SQLite or PostgreSQL); the admin and secret key files. */
 export { type AdminKey, API_KEY_FILE, ensureAdminKey, readAdminKey } from './admin-key.ts';
 export { openConfiguredStore, openStore, type Store } from './open-store.ts';
+export {
+  loadSecretKey,
+  parseSecretKey,
+  SECRET_KEY_FILE,
+  SECRET_KEY_VARIABLE,
+  type SecretKey,
+} from './secret-key.ts';
 export { DATABASE_FILE } from './sqlite-database.ts';
 export {
   ACTIVITY_KINDS,

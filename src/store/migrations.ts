@@ -137,4 +137,37 @@ export const MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE activity ADD COLUMN approval_id TEXT',
     ],
   },
+  {
+    version: 6,
+    statements: [
+      // Upstream OAuth: one row per server. The secrets are sealed text (util/secret-box.ts);
+      // `discovery` is public metadata as JSON text.
+      `CREATE TABLE oauth_credentials (
+         server TEXT PRIMARY KEY,
+         server_url TEXT NOT NULL,
+         client_sealed TEXT,
+         tokens_sealed TEXT,
+         discovery TEXT,
+         expires_at TEXT,
+         scope TEXT,
+         reason TEXT,
+         updated_at TEXT NOT NULL
+       )`,
+      // Sign-in flows until their callback; the state is kept only as its hash, used once.
+      `CREATE TABLE oauth_flows (
+         id TEXT PRIMARY KEY,
+         server TEXT NOT NULL,
+         state_sha256 TEXT NOT NULL UNIQUE,
+         verifier_sealed TEXT NOT NULL,
+         status TEXT NOT NULL,
+         error TEXT,
+         created_at TEXT NOT NULL,
+         expires_at TEXT NOT NULL,
+         finished_at TEXT
+       )`,
+      // Forgetting a server's flows; trimming by age.
+      'CREATE INDEX oauth_flows_server ON oauth_flows (server)',
+      'CREATE INDEX oauth_flows_created ON oauth_flows (created_at)',
+    ],
+  },
 ];

@@ -1,16 +1,18 @@
-/** @module Opens the store a gateway uses: tokens, activity, code tools, pins and approvals in one database. */
+/** @module Opens the store a gateway uses: tokens, activity, code tools, pins, approvals and upstream OAuth in one database. */
 
 import type { PgClusterSlots as ClusterSlots } from './pg-cluster-slots.ts';
 import { sqliteActivityStore } from './sqlite-activity-store.ts';
 import { sqliteApprovalStore } from './sqlite-approval-store.ts';
 import { sqliteCodeToolStore } from './sqlite-code-tool-store.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
+import { sqliteOAuthStore } from './sqlite-oauth-store.ts';
 import { sqliteTokenStore } from './sqlite-token-store.ts';
 import { sqliteToolPinStore } from './sqlite-tool-pin-store.ts';
 import type {
   ActivityStore,
   ApprovalStore,
   CodeToolStore,
+  OAuthStore,
   TokenStore,
   ToolPinStore,
 } from './types.ts';
@@ -21,6 +23,8 @@ export interface Store {
   codeTools: CodeToolStore;
   toolPins: ToolPinStore;
   approvals: ApprovalStore;
+  /** Upstream OAuth credentials (sealed) and sign-in flows. */
+  oauth: OAuthStore;
   close(): Promise<void>;
 }
 
@@ -49,6 +53,7 @@ export function openStore(dataDir: string): Store {
     codeTools,
     toolPins: sqliteToolPinStore(db),
     approvals: sqliteApprovalStore(db),
+    oauth: sqliteOAuthStore(db),
     async close() {
       if (closed) return;
       closed = true;

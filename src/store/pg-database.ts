@@ -18,7 +18,13 @@ const POOL_SIZE = 10;
 const LISTEN_RETRY_FIRST_MS = 100;
 const LISTEN_RETRY_MAX_MS = 2_000;
 
-export type ChangeTopic = 'tokens' | 'code_tools' | 'activity' | 'tool_pins' | 'approvals';
+export type ChangeTopic =
+  | 'tokens'
+  | 'code_tools'
+  | 'activity'
+  | 'tool_pins'
+  | 'approvals'
+  | 'oauth';
 
 /** Bytes of a notice's `data` at most (PostgreSQL's payload limit is 8000 bytes, with the envelope). */
 export const NOTICE_DATA_MAX_BYTES = 7_000;
