@@ -35,9 +35,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
 }
 
 const stateOf = async (g: RunningGateway, name: string): Promise<Json> =>
-  (await g.rest('GET', '/api/v1/servers')).json.value.servers.find(
-    (s: Json) => s.name === name,
-  );
+  (await g.rest('GET', '/api/v1/servers')).json.value.servers.find((s: Json) => s.name === name);
 
 const waitForState = (g: RunningGateway, name: string, state: string) =>
   until(`${name} ${state}`, async () => {
@@ -64,7 +62,10 @@ function startLogin(configFile: string, ...extra: string[]) {
   child.stdout!.on('data', (d) => (stdout += d));
   child.stderr!.on('data', (d) => (stderr += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const url = until('the authorization URL', async () => /https?:\/\/\S+authorize?\S*/.exec(stdout)?.[0]);
+  const url = until(
+    'the authorization URL',
+    async () => /^ {2}(https?:\/\/\S+)$/m.exec(stdout)?.[1],
+  );
   return { child, url, exited, out: () => ({ stdout, stderr }) };
 }
 
@@ -104,7 +105,7 @@ describe('upstream OAuth', () => {
     const g = await start(configFile);
     const secured = await waitForState(g, 'secured', 'needs_auth');
     expect(secured.last_error).toMatch(/OAuth sign-in/);
-    const health = await (await fetch(`${g.url}/healthz`)).json();
+    const health: Json = await (await fetch(`${g.url}/healthz`)).json();
     expect(health.upstreams).toMatchObject({ needs_auth: 1 });
     const answer = await whoami(g);
     expect(answer.ok).toBe(true);
@@ -142,7 +143,7 @@ describe('upstream OAuth', () => {
     await waitForState(g, 'secured', 'ready');
     const answer = await whoami(g);
     expect(JSON.stringify(answer)).toContain(as.accountId);
-    const health = await (await fetch(`${g.url}/healthz`)).json();
+    const health: Json = await (await fetch(`${g.url}/healthz`)).json();
     expect(health.upstreams).toMatchObject({ ready: 1, needs_auth: 0 });
     const statusRun = await runCli(['auth', 'status', '--config', configFile, '-o', 'json']);
     expect(statusRun.code).toBe(0);
