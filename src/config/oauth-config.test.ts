@@ -22,6 +22,7 @@ describe('a server\'s "oauth"', () => {
       {
         oauth: {
           client_id: 'codemux-app',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VAR} syntax
           client_secret: '${GH_SECRET}',
           scopes: ['repo', 'read:user'],
           redirect_uri: 'https://codemux.example.com/oauth/callback',
@@ -40,9 +41,9 @@ describe('a server\'s "oauth"', () => {
   });
 
   it('refuses what cannot work, naming the field', () => {
-    expect(
-      refusal({ url: undefined, command: 'node', oauth: {} }),
-    ).toContain('"mcpServers[0].oauth" applies to http and sse servers only');
+    expect(refusal({ url: undefined, command: 'node', oauth: {} })).toContain(
+      '"mcpServers[0].oauth" applies to http and sse servers only',
+    );
     expect(refusal({ oauth: { client_secret: 'x' } })).toContain(
       '"mcpServers[0].oauth.client_secret" needs "client_id"',
     );
