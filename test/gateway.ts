@@ -29,6 +29,8 @@ const START_ATTEMPTS = 3;
 export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   key?: string;
+  /** A port chosen beforehand (a redirect URI registered with it); else a free one. */
+  port?: number;
 }
 
 /** Starts `codemux serve` with `configFile`, whose listen is set to a free port first (so the CLI finds it). */
@@ -47,7 +49,7 @@ export async function startGateway(
 }
 
 async function startOnFreePort(configFile: string, options: StartOptions): Promise<RunningGateway> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const raw = JSON.parse(fs.readFileSync(configFile, 'utf8')) as Record<string, unknown>;
   fs.writeFileSync(configFile, JSON.stringify({ ...raw, listen: `127.0.0.1:${port}` }, null, 2));
   const child = spawn(process.execPath, [BIN, 'serve', '--config', configFile], {

@@ -18,6 +18,7 @@ import {
 import { followAuthorization } from './fixtures/oauth/user-agent.ts';
 import { type RunningGateway, startGateway } from './gateway.ts';
 import { BIN, runCli, SERVERS, writeConfig } from './helpers.ts';
+import { freePort } from './http-servers.ts';
 
 const SIGN_IN = 'secured needs sign-in: run `codemux auth login secured`';
 
@@ -320,5 +321,91 @@ describe('upstream OAuth tokens over time', () => {
     expect(out.stdout).toContain('signed out of secured');
     await waitForState(g, 'secured', 'needs_auth');
     expect(JSON.stringify(await whoami(g))).toContain(SIGN_IN);
+  });
+});
+
+describe('upstream OAuth with a configured client, and over SSE', () => {
+  let as: AuthorizationServer;
+  let mcp: ProtectedMcpServer;
+  let sse: ProtectedMcpServer;
+  let port: number;
+  const gateways: RunningGateway[] = [];
+
+  beforeAll(async () => {
+    port = await freePort();
+    const redirect = `http://127.0.0.1:${port}/oauth/callback`;
+    as = await startAuthorizationServer({
+      clients: [
+        { client_id: 'codemux-public', redirect_uris: [redirect] },
+        {
+          client_id: 'codemux-private',
+          client_secret: 'private-s3cret',
+          redirect_uris: [redirect],
+        },
+      ],
+    });
+    mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUrl: as.jwksUrl });
+    sse = await startProtectedMcpServer({
+      issuer: as.issuer,
+      jwksUrl: as.jwksUrl,
+      transport: 'sse',
+    });
+  });
+  afterEach(async () => {
+    await Promise.all(gateways.splice(0).map((g) => g.stop()));
+  });
+  afterAll(async () => {
+    await sse?.close();
+    await mcp?.close();
+    await as?.close();
+  });
+
+  it.each([
+    ['a public client (client_id alone: PKCE only)', { client_id: 'codemux-public' }],
+    [
+      'a confidential client (its secret from the environment)',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VAR} syntax
+      { client_id: 'codemux-private', client_secret: '${PRIVATE_SECRET}' },
+    ],
+  ])('signs in with %s, registering nothing', async (_what, oauth) => {
+    const configFile = writeConfig({
+      mcpServers: [{ name: 'secured', url: mcp.url, oauth }],
+    });
+    const g = await startGateway(configFile, {
+      port,
+      env: { ...process.env, PRIVATE_SECRET: 'private-s3cret' },
+    });
+    gateways.push(g);
+    // Configured for OAuth and not signed in: needs_auth without even asking the server.
+    const unauthorized = mcp.counts.unauthorized;
+    const secured = await waitForState(g, 'secured', 'needs_auth');
+    expect(secured.last_error).toBe('not signed in yet');
+    expect(mcp.counts.unauthorized).toBe(unauthorized);
+    const registrations = as.counts.registrations;
+    const started = await g.rest('POST', '/api/v1/servers/secured/auth/login', {});
+    expect(new URL(started.json.authorization_url).searchParams.get('client_id')).toBe(
+      oauth.client_id,
+    );
+    expect((await signIn(g, started.json.authorization_url)).status).toBe(200);
+    await waitForState(g, 'secured', 'ready');
+    expect(JSON.stringify(await whoami(g))).toContain(oauth.client_id);
+    expect(as.counts.registrations).toBe(registrations);
+    const status = (await g.rest('GET', '/api/v1/auth')).json.items[0];
+    expect(status).toMatchObject({ client: 'configured', signed_in: true });
+    expect(JSON.stringify(status)).not.toContain('private-s3cret');
+  });
+
+  it('signs in to an SSE server', async () => {
+    const configFile = writeConfig({
+      mcpServers: [{ name: 'secured', protocol: 'sse', url: sse.url }],
+    });
+    const g = await startGateway(configFile, { port });
+    gateways.push(g);
+    await waitForState(g, 'secured', 'needs_auth');
+    const started = await g.rest('POST', '/api/v1/servers/secured/auth/login', {});
+    expect(new URL(started.json.authorization_url).searchParams.get('resource')).toBe(sse.resource);
+    expect((await signIn(g, started.json.authorization_url)).status).toBe(200);
+    await waitForState(g, 'secured', 'ready');
+    expect(JSON.stringify(await whoami(g))).toContain(as.accountId);
   });
 });
