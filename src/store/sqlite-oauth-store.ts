@@ -1,6 +1,7 @@
 /**
- * @module Upstream OAuth credentials and sign-in flows in SQLite. One gateway per SQLite file:
- * a flow's claim is one conditional UPDATE, and the refresh lock is one at a time in-process.
+ * @module Upstream OAuth credentials and sign-in flows in SQLite. A flow's claim is one
+ * conditional UPDATE; the refresh lock is one at a time in-process, then a lease row that holds
+ * across the processes sharing the file, whose writes arrive as change notices (polled).
  */
 import { serialByKey } from './local-locks.ts';
 import {
@@ -16,11 +17,12 @@ import {
   putStatement,
 } from './oauth-rows.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
+import { sqliteOAuthChanges, sqliteRefreshLease } from './sqlite-oauth-watch.ts';
 import type { OAuthStore } from './types.ts';
 
 const question = () => '?';
 
-/** OAuth credentials and flows in an open database; there is no other instance to hear. */
+/** OAuth credentials and flows in an open database (and other processes' writes to it). */
 export function sqliteOAuthStore(db: SqliteDatabase): OAuthStore {
   const byServer = db.prepare('SELECT * FROM oauth_credentials WHERE server = ?');
   const all = db.prepare('SELECT * FROM oauth_credentials ORDER BY server');
@@ -39,6 +41,8 @@ export function sqliteOAuthStore(db: SqliteDatabase): OAuthStore {
     return dropCredentials.run(server).changes > 0;
   });
   const serial = serialByKey();
+  const lease = sqliteRefreshLease(db);
+  const changes = sqliteOAuthChanges(db);
   return {
     async get(server) {
       const row = byServer.get(server) as CredentialsRow | undefined;
@@ -54,11 +58,14 @@ export function sqliteOAuthStore(db: SqliteDatabase): OAuthStore {
         new Date().toISOString(),
         question,
       );
-      const { changes } = db.prepare(sql).run(...params);
-      if (!upsert && changes === 0) throw missingRowError(server);
+      const written = db.prepare(sql).run(...params).changes;
+      if (!upsert && written === 0) throw missingRowError(server);
+      changes.noteOwnWrite();
     },
     async delete(server) {
-      return forget(server);
+      const had = forget(server);
+      changes.noteOwnWrite();
+      return had;
     },
     async createFlow(flow) {
       insertFlow.run(...flowValues(flow));
@@ -77,7 +84,7 @@ export function sqliteOAuthStore(db: SqliteDatabase): OAuthStore {
     async trimFlows(before) {
       return trim.run(before).changes;
     },
-    withRefreshLock: (server, fn) => serial(server, fn),
-    onChange: () => () => {},
+    withRefreshLock: (server, fn) => serial(server, () => lease(server, fn)),
+    onChange: (listener) => changes.onChange(listener),
   };
 }

@@ -340,7 +340,7 @@ export interface OAuthFlow {
   server: string;
   /** Lowercase hex SHA-256 of the `state` parameter; the state itself is never stored. */
   state_sha256: string;
-  /** Sealed PKCE code verifier. */
+  /** Sealed JSON of what its callback needs: the PKCE verifier, and what the sign-in found. */
   verifier_sealed: string;
   status: OAuthFlowStatus;
   /** For a failed flow: what failed (the authorization server's error and description). */

@@ -167,6 +167,8 @@ export class UpstreamRegistry extends EventEmitter {
     if (entry.removed || entry.needsAuth === undefined) return;
     entry.needsAuth = undefined;
     entry.failure = undefined;
+    // The 401 that asked for the sign-in is answered: it is no longer this server's last error.
+    entry.lastError = undefined;
     entry.attempts = 0;
     if (entry.state === 'needs_auth') this.setState(entry, 'idle');
     this.connectInBackground(entry);

@@ -1,35 +1,25 @@
 /**
  * @module Refreshing one server's access token with the SDK's `refreshAuthorization`, under
- * the store's refresh lock: on PostgreSQL two instances never refresh the same token at once,
- * and the one that waited finds the token already new and uses it.
+ * the store's refresh lock: two instances (or processes) never refresh the same token at
+ * once, and the one that waited finds the token already new and uses it. Only an answer that
+ * says the grant is gone ends the sign-in; anything passing (network, 5xx, 429,
+ * temporarily_unavailable) is tried again later.
  */
-import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { ServerConfig } from '../../config/index.ts';
-import type { FetchLike } from './types.ts';
+import { boundedFetch, reasonOf } from './bounded-fetch.ts';
+import { clientOf } from './sign-in-provider.ts';
 import type { OAuthVault, StoredTokens } from './vault.ts';
 
 export type RefreshOutcome =
-  | { ok: true; tokens: StoredTokens }
-  /** `permanent`: the authorization server refused (sign in again); else try again later. */
+  | { ok: true; tokens: StoredTokens; expiresAt: number | undefined }
+  /** `permanent`: the sign-in is over (the tokens were forgotten); else try again later. */
   | { ok: false; permanent: boolean; reason: string };
+
+/** OAuth errors that mean the refresh token or the client will never work again. */
+const GRANT_GONE = new Set(['invalid_grant', 'invalid_client', 'unauthorized_client']);
 
 const sdkAuth = () => import('@modelcontextprotocol/sdk/client/auth.js');
 const sdkErrors = () => import('@modelcontextprotocol/sdk/server/auth/errors.js');
-
-/** The client the tokens were issued to: the configured one, else the one registered. */
-export async function clientOf(
-  server: ServerConfig,
-  vault: OAuthVault,
-): Promise<OAuthClientInformationMixed | undefined> {
-  const configured = server.oauth;
-  if (configured?.clientId) {
-    return {
-      client_id: configured.clientId,
-      ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}),
-    };
-  }
-  return vault.client(server.name);
-}
 
 /**
  * Refreshes `server`'s token unless it changed meanwhile: `stale` is the access token a 401
@@ -39,7 +29,7 @@ export async function clientOf(
 export async function refreshTokens(
   server: ServerConfig,
   vault: OAuthVault,
-  options: { stale?: string; leadMs: number; fetch: FetchLike },
+  options: { stale?: string; leadMs: number },
 ): Promise<RefreshOutcome> {
   const name = server.name;
   const url = server.url!;
@@ -48,52 +38,57 @@ export async function refreshTokens(
     const current = await vault.tokens(name, url);
     if (!('tokens' in current)) return { ok: false, permanent: true, reason: current.reason };
     const { tokens, expiresAt } = current;
-    if (options.stale !== undefined && tokens.access_token !== options.stale) {
-      return { ok: true, tokens };
-    }
-    if (
+    const newer = options.stale !== undefined && tokens.access_token !== options.stale;
+    const notDue =
       options.stale === undefined &&
-      (expiresAt === undefined || expiresAt - Date.now() > options.leadMs)
-    ) {
-      return { ok: true, tokens };
-    }
+      (expiresAt === undefined || expiresAt - Date.now() > options.leadMs);
+    if (newer || notDue) return { ok: true, tokens, expiresAt };
+    const end = async (reason: string): Promise<RefreshOutcome> => {
+      await vault.clearTokens(name, reason, tokens.access_token);
+      return { ok: false, permanent: true, reason };
+    };
     if (!tokens.refresh_token) {
-      return {
-        ok: false,
-        permanent: true,
-        reason: 'the access token expired and the authorization server gave no refresh token',
-      };
+      return end('the access token expired and the authorization server gave no refresh token');
     }
-    const { discoverOAuthServerInfo, refreshAuthorization } = await sdkAuth();
-    const { OAuthError, ServerError } = await sdkErrors();
+    const discovery = await vault.discovery(name, url);
+    if (!discovery) return end('what the sign-in discovered is gone; sign in again');
+    // The refresh token goes only to the authorization server that issued it.
+    if (tokens.issuer && tokens.issuer !== discovery.authorizationServerUrl) {
+      return end(
+        `the tokens were issued by ${tokens.issuer}, not by ${discovery.authorizationServerUrl}; sign in again`,
+      );
+    }
+    const clientInformation = await clientOf(server, vault);
+    if (!clientInformation) return end('the registered OAuth client is gone; sign in again');
+    const { refreshAuthorization } = await sdkAuth();
+    const { OAuthError } = await sdkErrors();
     try {
-      const discovery =
-        (await vault.discovery(name, url)) ??
-        (await discoverOAuthServerInfo(url, { fetchFn: options.fetch }));
-      const clientInformation = await clientOf(server, vault);
-      if (!clientInformation) {
-        return { ok: false, permanent: true, reason: 'the registered OAuth client is gone' };
-      }
       const refreshed = await refreshAuthorization(discovery.authorizationServerUrl, {
         metadata: discovery.authorizationServerMetadata,
         clientInformation,
         refreshToken: tokens.refresh_token,
         // Verbatim, as the SDK's own auth() sends it.
         resource: discovery.resourceMetadata?.resource,
-        fetchFn: options.fetch,
+        fetchFn: boundedFetch(),
       });
       const next: StoredTokens = { ...refreshed, issuer: tokens.issuer };
-      await vault.saveTokens(name, url, next);
-      return { ok: true, tokens: next };
+      await vault.saveTokens(name, url, { tokens: next });
+      const stored = await vault.tokens(name, url);
+      return {
+        ok: true,
+        tokens: next,
+        expiresAt: 'tokens' in stored ? stored.expiresAt : undefined,
+      };
     } catch (error) {
-      const refused = error instanceof OAuthError && !(error instanceof ServerError);
-      const message = (error as Error).message || 'no description';
+      if (error instanceof OAuthError && GRANT_GONE.has(error.errorCode)) {
+        return end(
+          `the authorization server refused the refresh (${error.errorCode}: ${reasonOf(error)})`,
+        );
+      }
       return {
         ok: false,
-        permanent: refused,
-        reason: refused
-          ? `the authorization server refused the refresh (${(error as InstanceType<typeof OAuthError>).errorCode}: ${message})`
-          : `the token could not be refreshed: ${message}`,
+        permanent: false,
+        reason: `the token could not be refreshed: ${reasonOf(error)}`,
       };
     }
   });

@@ -2,9 +2,10 @@
  * @module One http/sse server's OAuth side while it is configured: the fetch its transport
  * uses (bearer token in, one refresh and one retry after a 401, a `Bearer` challenge noticed),
  * and the refresh ahead of expiry. A refresh the authorization server refuses forgets the
- * tokens and puts the server in `needs_auth` with the reason; a passing failure is retried.
+ * tokens and puts the server in `needs_auth` with the reason; a passing failure is retried,
+ * and once the access token has expired meanwhile the server is `needs_auth` with that reason
+ * until a retry succeeds.
  */
-
 import { OAUTH_REFRESH_LEAD_MS, OAUTH_REFRESH_RETRY_MS } from '../../config/defaults.ts';
 import type { ServerConfig } from '../../config/index.ts';
 import type { Logger } from '../../util/logger.ts';
@@ -14,6 +15,8 @@ import type { OAuthVault } from './vault.ts';
 
 /** A token this close to its expiry is refreshed before it is sent. */
 const SEND_MARGIN_MS = 5_000;
+/** setTimeout's largest delay; a later expiry is looked at again after it. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** How long before expiry a token is refreshed: a minute, or a fifth of a short life. */
 export function refreshLead(lifetimeMs: number | undefined): number {
@@ -28,12 +31,17 @@ function withBearer(init: RequestInit | undefined, token: string | undefined): R
   return { ...init, headers };
 }
 
-/** The `resource_metadata` URL of a `WWW-Authenticate: Bearer` challenge, if it names one. */
-export function resourceMetadataOf(challenge: string): URL | undefined {
+/**
+ * The `resource_metadata` URL of a `WWW-Authenticate: Bearer` challenge, when it names one on
+ * the server's own origin (another host is never fetched on a server's say-so).
+ */
+export function resourceMetadataOf(challenge: string, serverUrl?: string): URL | undefined {
   const match = /resource_metadata="([^"]+)"/i.exec(challenge);
   if (!match) return undefined;
   try {
-    return new URL(match[1]!);
+    const url = new URL(match[1]!);
+    if (serverUrl !== undefined && url.origin !== new URL(serverUrl).origin) return undefined;
+    return url;
   } catch {
     return undefined;
   }
@@ -66,9 +74,8 @@ export class ServerAuth implements UpstreamAuth {
   async blocked(): Promise<string | undefined> {
     const current = await this.vault.tokens(this.name, this.url);
     if ('tokens' in current) {
-      this.needsSignIn = undefined;
       this.schedule(current.expiresAt, current.tokens.expires_in);
-      return undefined;
+      return this.needsSignIn;
     }
     // A server configured for OAuth, or one signed in before, is not tried without tokens.
     if (this.server.oauth || (await this.vault.row(this.name))) {
@@ -83,15 +90,14 @@ export class ServerAuth implements UpstreamAuth {
     let token = 'tokens' in current ? current.tokens.access_token : undefined;
     if ('tokens' in current && current.expiresAt !== undefined) {
       if (current.expiresAt - Date.now() < SEND_MARGIN_MS) {
-        const refreshed = await this.refresh(undefined, SEND_MARGIN_MS);
-        if (refreshed) token = refreshed;
+        token = (await this.refresh(undefined, SEND_MARGIN_MS)) ?? token;
       }
     }
     const response = await fetch(url, withBearer(init, token));
     if (response.status !== 401) return response;
     const challenge = response.headers.get('www-authenticate') ?? '';
     if (!/^\s*bearer\b/i.test(challenge)) return response;
-    this.resourceMetadataUrl = resourceMetadataOf(challenge) ?? this.resourceMetadataUrl;
+    this.resourceMetadataUrl = resourceMetadataOf(challenge, this.url) ?? this.resourceMetadataUrl;
     if (token === undefined) {
       this.needs(
         'the server asks for an OAuth sign-in (it answered 401 with WWW-Authenticate: Bearer)',
@@ -104,42 +110,62 @@ export class ServerAuth implements UpstreamAuth {
     await response.body?.cancel().catch(() => {});
     const again = await fetch(url, withBearer(init, refreshed));
     if (again.status === 401) {
-      await this.vault.clearTokens(
-        this.name,
-        'the server refused a freshly refreshed token (401); sign in again',
-      );
-      this.needs('the server refused a freshly refreshed token (401); sign in again');
+      const reason = 'the server refused a freshly refreshed token (401); sign in again';
+      await this.vault.store
+        .withRefreshLock(this.name, () => this.vault.clearTokens(this.name, reason, refreshed))
+        .catch(() => {});
+      this.needs(reason);
     }
     return again;
   }
 
-  /** A new access token, or undefined when there is none (needs_auth already said why when permanent). */
+  /** A new (or newer) access token, or undefined when there is none now. */
   private async refresh(stale: string | undefined, leadMs: number): Promise<string | undefined> {
-    const outcome = await refreshTokens(this.server, this.vault, { stale, leadMs, fetch });
+    const outcome = await refreshTokens(this.server, this.vault, { stale, leadMs }).catch(
+      (error: Error) => ({ ok: false as const, permanent: false, reason: error.message }),
+    );
     if (outcome.ok) {
-      this.schedule(
-        outcome.tokens.expires_in === undefined
-          ? undefined
-          : Date.now() + outcome.tokens.expires_in * 1000,
-        outcome.tokens.expires_in,
-      );
+      this.schedule(outcome.expiresAt, outcome.tokens.expires_in);
+      if (this.needsSignIn !== undefined) {
+        this.needsSignIn = undefined;
+        this.onSignedIn?.();
+      }
       return outcome.tokens.access_token;
     }
     if (outcome.permanent) {
-      await this.vault.clearTokens(this.name, outcome.reason).catch(() => {});
       this.needs(outcome.reason);
-    } else {
-      this.logger.warn({ reason: outcome.reason }, 'upstream OAuth token refresh failed');
+      return undefined;
     }
+    this.logger.warn({ reason: outcome.reason }, 'upstream OAuth token refresh failed');
+    const current = await this.vault.tokens(this.name, this.url).catch(() => undefined);
+    const expired =
+      current !== undefined &&
+      'tokens' in current &&
+      current.expiresAt !== undefined &&
+      current.expiresAt <= Date.now();
+    // Never a silent failure: an expired token that cannot be refreshed now is needs_auth,
+    // with the reason, while the retries go on.
+    if (expired) this.needs(`the access token expired and ${outcome.reason}; retrying`, true);
+    this.retryLater();
     return undefined;
   }
 
-  private needs(reason: string): void {
+  private needs(reason: string, retrying = false): void {
     const first = this.needsSignIn === undefined;
     this.needsSignIn = reason;
-    clearTimeout(this.timer);
+    if (!retrying) clearTimeout(this.timer);
     this.logger.warn({ reason }, 'upstream needs an OAuth sign-in');
     if (first) this.onNeedsSignIn?.(reason);
+  }
+
+  private retryLater(): void {
+    clearTimeout(this.timer);
+    if (this.closed) return;
+    this.timer = setTimeout(
+      () => void this.refreshAhead(OAUTH_REFRESH_LEAD_MS),
+      OAUTH_REFRESH_RETRY_MS,
+    );
+    this.timer.unref();
   }
 
   /** Refreshes ahead of expiry (each instance tries; the lock lets the first one do it). */
@@ -147,23 +173,15 @@ export class ServerAuth implements UpstreamAuth {
     clearTimeout(this.timer);
     if (this.closed || expiresAt === undefined) return;
     const lead = refreshLead(expiresIn === undefined ? undefined : expiresIn * 1000);
-    this.timer = setTimeout(
-      () => void this.refreshAhead(lead),
-      Math.max(0, expiresAt - lead - Date.now()),
-    );
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, expiresAt - lead - Date.now()));
+    this.timer = setTimeout(() => void this.refreshAhead(lead), delay);
     this.timer.unref();
   }
 
   private async refreshAhead(lead: number): Promise<void> {
     if (this.closed) return;
-    const token = await this.refresh(undefined, lead).catch((error: Error) => {
-      this.logger.warn({ reason: error.message }, 'upstream OAuth token refresh failed');
-      return undefined;
-    });
-    if (token === undefined && this.needsSignIn === undefined && !this.closed) {
-      this.timer = setTimeout(() => void this.refreshAhead(lead), OAUTH_REFRESH_RETRY_MS);
-      this.timer.unref();
-    }
+    // Not due yet (a timer capped for a long-lived token): the refresh leaves it, and reschedules.
+    await this.refresh(undefined, lead);
   }
 
   /** The store changed (a sign-in, a logout, a refresh elsewhere): takes it in. */
@@ -172,7 +190,7 @@ export class ServerAuth implements UpstreamAuth {
     const current = await this.vault.tokens(this.name, this.url);
     if ('tokens' in current) {
       this.schedule(current.expiresAt, current.tokens.expires_in);
-      if (this.needsSignIn !== undefined) {
+      if (this.needsSignIn !== undefined && (current.expiresAt ?? Infinity) > Date.now()) {
         this.needsSignIn = undefined;
         this.onSignedIn?.();
       }

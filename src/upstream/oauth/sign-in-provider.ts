@@ -1,7 +1,9 @@
 /**
  * @module The MCP SDK's OAuthClientProvider for one sign-in: the SDK's `auth()` does the
- * protocol (discovery, registration, PKCE, `resource`, the code exchange); this keeps what it
- * hands over in the vault, and catches the authorization URL instead of opening a browser.
+ * protocol (discovery, registration, PKCE, `resource`, the code exchange). This provider
+ * keeps what the SDK hands over in memory: at the start it goes sealed into the flow, at the
+ * callback the caller writes it to the server's row in one go once the exchange succeeded.
+ * The authorization URL is caught, not opened.
  */
 import { randomBytes } from 'node:crypto';
 import type {
@@ -13,14 +15,29 @@ import type {
   OAuthClientMetadata,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { ServerConfig } from '../../config/index.ts';
-import type { OAuthVault, StoredTokens } from './vault.ts';
+import type { FlowSecret, OAuthVault, StoredTokens } from './vault.ts';
 
 export interface SignInProviderOptions {
   server: ServerConfig;
   redirectUrl: string;
   vault: OAuthVault;
-  /** At the callback: the flow's verifier, and its discovery state is reused. */
-  verifier?: string;
+  /** At the callback: the flow's secret (verifier, discovery, a client it registered). */
+  secret?: FlowSecret;
+}
+
+/** The client codemux uses for `server`: the configured one, else the one registered. */
+export async function clientOf(
+  server: ServerConfig,
+  vault: OAuthVault,
+): Promise<OAuthClientInformationMixed | undefined> {
+  const configured = server.oauth;
+  if (configured?.clientId) {
+    return {
+      client_id: configured.clientId,
+      ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}),
+    };
+  }
+  return vault.client(server.name);
 }
 
 export class SignInProvider implements OAuthClientProvider {
@@ -28,15 +45,14 @@ export class SignInProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
   stateValue: string | undefined;
   verifierValue: string | undefined;
+  /** What the SDK found and made, kept until the caller commits it. */
+  discovery: OAuthDiscoveryState | undefined;
+  registered: OAuthClientInformationMixed | undefined;
+  tokens_: StoredTokens | undefined;
 
-  constructor(private readonly options: SignInProviderOptions) {}
-
-  private get url(): string {
-    return this.options.server.url!;
-  }
-
-  private get name(): string {
-    return this.options.server.name;
+  constructor(private readonly options: SignInProviderOptions) {
+    this.discovery = options.secret?.discovery;
+    this.registered = options.secret?.client;
   }
 
   get redirectUrl(): string {
@@ -61,24 +77,20 @@ export class SignInProvider implements OAuthClientProvider {
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
-    const configured = this.options.server.oauth;
-    if (configured?.clientId) {
-      return {
-        client_id: configured.clientId,
-        ...(configured.clientSecret ? { client_secret: configured.clientSecret } : {}),
-      };
-    }
-    const registered = await this.options.vault.client(this.name);
+    if (this.options.server.oauth?.clientId)
+      return clientOf(this.options.server, this.options.vault);
+    if (this.registered) return this.registered;
+    const kept = await this.options.vault.client(this.options.server.name);
     // A registration for another callback (the gateway moved) is registered again.
-    const uris = (registered as { redirect_uris?: unknown } | undefined)?.redirect_uris;
+    const uris = (kept as { redirect_uris?: unknown } | undefined)?.redirect_uris;
     if (Array.isArray(uris) && !uris.includes(this.options.redirectUrl)) return undefined;
-    return registered;
+    return kept;
   }
 
-  async saveClientInformation(client: OAuthClientInformationMixed): Promise<void> {
+  saveClientInformation(client: OAuthClientInformationMixed): void {
     // A configured client lives in the config, never in the store.
     if (this.options.server.oauth?.clientId) return;
-    await this.options.vault.saveClient(this.name, this.url, client);
+    this.registered = client;
   }
 
   /** A sign-in starts afresh: the SDK must not refresh old tokens instead of asking. */
@@ -86,8 +98,8 @@ export class SignInProvider implements OAuthClientProvider {
     return undefined;
   }
 
-  async saveTokens(tokens: StoredTokens): Promise<void> {
-    await this.options.vault.saveTokens(this.name, this.url, tokens);
+  saveTokens(tokens: StoredTokens): void {
+    this.tokens_ = tokens;
   }
 
   redirectToAuthorization(authorizationUrl: URL): void {
@@ -99,18 +111,17 @@ export class SignInProvider implements OAuthClientProvider {
   }
 
   codeVerifier(): string {
-    const verifier = this.options.verifier ?? this.verifierValue;
+    const verifier = this.options.secret?.verifier ?? this.verifierValue;
     if (!verifier) throw new Error('this sign-in has no PKCE code verifier');
     return verifier;
   }
 
-  /** A new sign-in discovers afresh; the callback reuses what the sign-in found. */
-  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
-    if (this.options.verifier === undefined) return undefined;
-    return this.options.vault.discovery(this.name, this.url);
+  /** A new sign-in discovers afresh; the callback reuses what its sign-in found. */
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.options.secret ? this.discovery : undefined;
   }
 
-  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
-    await this.options.vault.saveDiscovery(this.name, this.url, state);
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
   }
 }

@@ -5,10 +5,11 @@
  */
 
 import { OAUTH_FLOW_TTL_MS } from '../../config/defaults.ts';
-import type { ServerConfig } from '../../config/index.ts';
-import type { OAuthStore } from '../../store/index.ts';
+import { isLoopback, type ServerConfig } from '../../config/index.ts';
+import type { OAuthFlow, OAuthStore } from '../../store/index.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { SecretBox } from '../../util/secret-box.ts';
+import { boundedFetch, reasonOf, shortText } from './bounded-fetch.ts';
 import { ServerAuth } from './server-auth.ts';
 import { SignInProvider } from './sign-in-provider.ts';
 import type {
@@ -21,6 +22,8 @@ import type {
 import { OAuthVault } from './vault.ts';
 
 const sdkAuth = () => import('@modelcontextprotocol/sdk/client/auth.js');
+/** Finished sign-ins are kept this long (for whoever still asks how one ended). */
+const FLOW_KEPT_MS = 24 * 3_600_000;
 
 export interface UpstreamOAuthOptions {
   store: OAuthStore;
@@ -96,33 +99,43 @@ export class UpstreamOAuth {
   /** Starts a sign-in: the URL to open, valid until `expires_at`. */
   async startSignIn(name: string): Promise<SignInStart> {
     const server = this.oauthServer(name);
-    const provider = new SignInProvider({
-      server,
-      redirectUrl: this.redirectFor(server),
-      vault: this.vault,
-    });
+    const redirectUrl = this.redirectFor(server);
+    const provider = new SignInProvider({ server, redirectUrl, vault: this.vault });
     const { auth } = await sdkAuth();
+    const hinted = this.handles.get(name)?.resourceMetadataUrl;
     try {
       await auth(provider, {
         serverUrl: server.url!,
         ...(server.oauth?.scopes?.length ? { scope: server.oauth.scopes.join(' ') } : {}),
-        ...(this.handles.get(name)?.resourceMetadataUrl
-          ? { resourceMetadataUrl: this.handles.get(name)!.resourceMetadataUrl }
-          : {}),
+        ...(hinted ? { resourceMetadataUrl: hinted } : {}),
+        fetchFn: boundedFetch(),
       });
     } catch (error) {
-      throw new SignInError(
-        `the sign-in to ${name} could not start: ${(error as Error).message}`,
-        502,
-      );
+      throw new SignInError(`the sign-in to ${name} could not start: ${reasonOf(error)}`, 502);
     }
     if (!provider.authorizationUrl || !provider.stateValue || !provider.verifierValue) {
       throw new SignInError(`the sign-in to ${name} could not start: no authorization URL`, 502);
     }
+    if (
+      new URL(server.url!).protocol === 'http:' &&
+      !isLoopback(new URL(server.url!).hostname.replace(/^\[|\]$/g, ''))
+    ) {
+      this.options.logger.warn(
+        { server: name },
+        'this server is reached over plain http: its tokens travel unencrypted (use https)',
+      );
+    }
+    await this.options.store.trimFlows(new Date(Date.now() - FLOW_KEPT_MS).toISOString());
     const flow = await this.vault.createFlow(
       name,
       provider.stateValue,
-      provider.verifierValue,
+      {
+        verifier: provider.verifierValue,
+        server_url: server.url!,
+        redirect_uri: redirectUrl,
+        ...(provider.discovery ? { discovery: provider.discovery } : {}),
+        ...(provider.registered ? { client: provider.registered } : {}),
+      },
       OAUTH_FLOW_TTL_MS,
     );
     this.options.logger.info({ server: name, flow_id: flow.id }, 'upstream OAuth sign-in started');
@@ -138,8 +151,8 @@ export class UpstreamOAuth {
   async completeCallback(query: URLSearchParams): Promise<CallbackOutcome> {
     const state = query.get('state');
     if (!state) return { ok: false, status: 400, message: 'the callback has no "state"' };
-    const claimed = await this.vault.claimFlow(state);
-    if (!claimed) {
+    const flow = await this.vault.claimFlow(state);
+    if (!flow) {
       return {
         ok: false,
         status: 400,
@@ -147,43 +160,91 @@ export class UpstreamOAuth {
           'this sign-in is unknown, was already completed or expired; nothing changed (start again with `codemux auth login SERVER`)',
       };
     }
-    const { flow, verifier } = claimed;
-    const fail = async (status: 400 | 502, message: string): Promise<CallbackOutcome> => {
-      await this.options.store.finishFlow(flow.id, 'failed', message, new Date().toISOString());
-      this.options.logger.warn(
-        { server: flow.server, flow_id: flow.id, reason: message },
-        'upstream OAuth sign-in failed',
-      );
-      return { ok: false, status, server: flow.server, message };
-    };
-    const server = this.options.server(flow.server);
-    if (!server?.url) return fail(400, `server ${flow.server} is no longer in the config`);
+    let outcome: CallbackOutcome | undefined;
+    try {
+      outcome = await this.exchange(flow, query);
+      return outcome;
+    } catch (error) {
+      outcome = { ok: false, status: 502, server: flow.server, message: reasonOf(error) };
+      return outcome;
+    } finally {
+      // Whatever happened, the flow ends: nobody waits on one left "exchanging".
+      const now = new Date().toISOString();
+      if (outcome?.ok) {
+        await this.options.store.finishFlow(flow.id, 'completed', null, now);
+        this.options.logger.info(
+          { server: flow.server, flow_id: flow.id },
+          'upstream OAuth sign-in completed',
+        );
+      } else {
+        const message = outcome && !outcome.ok ? outcome.message : 'the sign-in failed';
+        await this.options.store.finishFlow(flow.id, 'failed', message, now).catch(() => {});
+        this.options.logger.warn(
+          { server: flow.server, flow_id: flow.id, reason: message },
+          'upstream OAuth sign-in failed',
+        );
+      }
+    }
+  }
+
+  /** The claimed flow's code exchange, and the sign-in written in one go under the refresh lock. */
+  private async exchange(flow: OAuthFlow, query: URLSearchParams): Promise<CallbackOutcome> {
+    const fail = (status: 400 | 502, message: string): CallbackOutcome => ({
+      ok: false,
+      status,
+      server: flow.server,
+      message,
+    });
     const error = query.get('error');
     if (error) {
       const description = query.get('error_description');
       return fail(
         400,
-        `the authorization server answered ${error}${description ? `: ${description}` : ''}`,
+        shortText(
+          `the authorization server answered ${error}${description ? `: ${description}` : ''}`,
+        ),
+      );
+    }
+    const server = this.options.server(flow.server);
+    if (!server?.url) return fail(400, `server ${flow.server} is no longer in the config`);
+    const secret = this.vault.flowSecret(flow);
+    const redirectUrl = this.redirectFor(server);
+    if (secret.server_url !== server.url || secret.redirect_uri !== redirectUrl) {
+      return fail(
+        400,
+        `the config of ${server.name} changed since this sign-in started (its url or redirect URI); sign in again`,
+      );
+    }
+    // RFC 9207: an authorization server that names itself must be the one this sign-in used.
+    const iss = query.get('iss');
+    const issuer = secret.discovery?.authorizationServerMetadata?.issuer;
+    if (iss !== null && issuer !== undefined && iss !== issuer) {
+      return fail(
+        400,
+        `the callback came from ${shortText(iss)}, not from ${issuer}; nothing changed`,
       );
     }
     const code = query.get('code');
     if (!code) return fail(400, 'the callback has no "code"');
-    const provider = new SignInProvider({
-      server,
-      redirectUrl: this.redirectFor(server),
-      vault: this.vault,
-      verifier,
-    });
+    const provider = new SignInProvider({ server, redirectUrl, vault: this.vault, secret });
     const { auth } = await sdkAuth();
     try {
-      await auth(provider, { serverUrl: server.url, authorizationCode: code });
+      await auth(provider, {
+        serverUrl: server.url,
+        authorizationCode: code,
+        fetchFn: boundedFetch(),
+      });
     } catch (error) {
-      return fail(502, `the code exchange failed: ${(error as Error).message}`);
+      return fail(502, `the code exchange failed: ${reasonOf(error)}`);
     }
-    await this.options.store.finishFlow(flow.id, 'completed', null, new Date().toISOString());
-    this.options.logger.info(
-      { server: server.name, flow_id: flow.id },
-      'upstream OAuth sign-in completed',
+    if (!provider.tokens_) return fail(502, 'the code exchange gave no tokens');
+    const tokens = provider.tokens_;
+    await this.options.store.withRefreshLock(server.name, () =>
+      this.vault.saveTokens(server.name, server.url!, {
+        tokens,
+        ...(provider.discovery ? { discovery: provider.discovery } : {}),
+        ...(provider.registered ? { client: provider.registered } : {}),
+      }),
     );
     await this.handles.get(server.name)?.reload();
     return { ok: true, server: server.name };
@@ -193,12 +254,19 @@ export class UpstreamOAuth {
   async flow(id: string): Promise<SignInFlowView | undefined> {
     const flow = await this.options.store.getFlow(id);
     if (!flow) return undefined;
-    const expired = flow.status === 'pending' && Date.parse(flow.expires_at) <= Date.now();
+    const over = Date.parse(flow.expires_at) <= Date.now();
+    // A pending one past its time expired; one left exchanging (its instance stopped) failed.
+    const expired = over && flow.status === 'pending';
+    const lost = over && flow.status === 'exchanging';
     return {
       flow_id: flow.id,
       server: flow.server,
-      status: expired ? 'expired' : flow.status,
-      error: expired ? 'no callback arrived before the sign-in expired' : flow.error,
+      status: expired ? 'expired' : lost ? 'failed' : flow.status,
+      error: expired
+        ? 'no callback arrived before the sign-in expired'
+        : lost
+          ? 'the code exchange did not finish (the instance that took the callback stopped?)'
+          : flow.error,
       created_at: flow.created_at,
       expires_at: flow.expires_at,
       finished_at: flow.finished_at,
@@ -223,7 +291,9 @@ export class UpstreamOAuth {
   /** Forgets the server's tokens (the client registration stays); false when it had none. */
   async logout(name: string): Promise<boolean> {
     const server = this.oauthServer(name);
-    const had = await this.vault.clearTokens(server.name, 'signed out (`codemux auth logout`)');
+    const had = await this.options.store.withRefreshLock(server.name, () =>
+      this.vault.clearTokens(server.name, 'signed out (`codemux auth logout`)'),
+    );
     await this.handles.get(server.name)?.reload();
     return had;
   }

@@ -16,6 +16,28 @@ import { SealError, type SecretBox } from '../../util/secret-box.ts';
 /** Tokens as the SDK hands them over, stamped with the authorization server they came from. */
 export type StoredTokens = OAuthTokens & { issuer?: string };
 
+/**
+ * What a sign-in's callback needs, sealed in its flow: the PKCE verifier, and what the sign-in
+ * found and registered. None of it reaches the server's row before the callback succeeds, so
+ * an abandoned sign-in changes nothing a working one relies on.
+ */
+export interface FlowSecret {
+  verifier: string;
+  /** The server's url and the redirect URI when the sign-in started (both must still hold). */
+  server_url: string;
+  redirect_uri: string;
+  discovery?: OAuthDiscoveryState;
+  /** A client registered (DCR) by this sign-in. */
+  client?: OAuthClientInformationMixed;
+}
+
+/** A completed sign-in, written in one go. */
+export interface SignedIn {
+  tokens: StoredTokens;
+  discovery?: OAuthDiscoveryState;
+  client?: OAuthClientInformationMixed;
+}
+
 export interface UsableTokens {
   tokens: StoredTokens;
   /** Epoch ms; undefined when the server gave no lifetime. */
@@ -93,7 +115,9 @@ export class OAuthVault {
     return { tokens, expiresAt };
   }
 
-  async saveTokens(server: string, url: string, tokens: StoredTokens): Promise<void> {
+  /** Writes new tokens (and what the sign-in found, when it is one); call under the refresh lock. */
+  async saveTokens(server: string, url: string, signedIn: SignedIn): Promise<void> {
+    const { tokens } = signedIn;
     const expiresAt =
       typeof tokens.expires_in === 'number'
         ? new Date(Date.now() + tokens.expires_in * 1000).toISOString()
@@ -104,36 +128,32 @@ export class OAuthVault {
       expires_at: expiresAt,
       scope: tokens.scope ?? null,
       reason: null,
+      ...(signedIn.discovery ? { discovery: signedIn.discovery } : {}),
+      ...(signedIn.client
+        ? { client_sealed: this.box().seal(JSON.stringify(signedIn.client), aad('client', server)) }
+        : {}),
     });
     this.invalidate(server);
   }
 
-  /** Forgets the tokens (the client registration stays), noting why; false when there were none. */
-  async clearTokens(server: string, reason: string): Promise<boolean> {
-    const row = await this.row(server);
-    if (!row) return false;
+  /**
+   * Forgets the tokens (the client registration stays), noting why; false when there were none.
+   * With `only`, only while the stored access token is still that one (a newer sign-in or
+   * refresh stays). Call under the refresh lock.
+   */
+  async clearTokens(server: string, reason: string, only?: string): Promise<boolean> {
+    this.invalidate(server);
+    const { row, tokens } = await this.open(server);
+    if (!row?.tokens_sealed) return false;
+    if (only !== undefined && tokens?.access_token !== only) return false;
     await this.store.put(server, { tokens_sealed: null, expires_at: null, scope: null, reason });
     this.invalidate(server);
-    return row.tokens_sealed !== null;
-  }
-
-  /** Notes why the server needs sign-in, keeping the tokens (a refused 401 with tokens that may still refresh). */
-  async noteReason(server: string, url: string, reason: string): Promise<void> {
-    await this.store.put(server, { server_url: url, reason });
-    this.invalidate(server);
+    return true;
   }
 
   /** The client registered by DCR for `server`, if one is kept and readable. */
   async client(server: string): Promise<OAuthClientInformationMixed | undefined> {
     return (await this.open(server)).client;
-  }
-
-  async saveClient(server: string, url: string, client: OAuthClientInformationMixed) {
-    await this.store.put(server, {
-      server_url: url,
-      client_sealed: this.box().seal(JSON.stringify(client), aad('client', server)),
-    });
-    this.invalidate(server);
   }
 
   /** The discovery state kept for `server` at `url` (metadata is public: not sealed). */
@@ -143,16 +163,11 @@ export class OAuthVault {
     return row.discovery as OAuthDiscoveryState;
   }
 
-  async saveDiscovery(server: string, url: string, state: OAuthDiscoveryState): Promise<void> {
-    await this.store.put(server, { server_url: url, discovery: state });
-    this.invalidate(server);
-  }
-
-  /** Starts a flow: only the state's hash and the sealed verifier are kept. */
+  /** Starts a flow: only the state's hash and the sealed secret are kept. */
   async createFlow(
     server: string,
     state: string,
-    verifier: string,
+    secret: FlowSecret,
     ttlMs: number,
   ): Promise<OAuthFlow> {
     const id = randomUUID();
@@ -161,7 +176,7 @@ export class OAuthVault {
       id,
       server,
       state_sha256: sha256(state),
-      verifier_sealed: this.box().seal(verifier, aad('verifier', id)),
+      verifier_sealed: this.box().seal(JSON.stringify(secret), aad('verifier', id)),
       status: 'pending',
       error: null,
       created_at: new Date(now).toISOString(),
@@ -172,10 +187,13 @@ export class OAuthVault {
     return flow;
   }
 
-  /** Takes the pending flow of `state` once, with its verifier opened. */
-  async claimFlow(state: string): Promise<{ flow: OAuthFlow; verifier: string } | undefined> {
-    const flow = await this.store.claimFlow(sha256(state), new Date().toISOString());
-    if (!flow) return undefined;
-    return { flow, verifier: this.box().open(flow.verifier_sealed, aad('verifier', flow.id)) };
+  /** Takes the pending flow of `state` once. */
+  async claimFlow(state: string): Promise<OAuthFlow | undefined> {
+    return this.store.claimFlow(sha256(state), new Date().toISOString());
+  }
+
+  /** A claimed flow's secret (throws SealError when it does not open). */
+  flowSecret(flow: OAuthFlow): FlowSecret {
+    return JSON.parse(this.box().open(flow.verifier_sealed, aad('verifier', flow.id)));
   }
 }
