@@ -175,7 +175,10 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     return text;
   };
   runtime.registry.on('state', (name: string, state: string) => {
-    if ((state !== 'ready' && state !== 'failed' && state !== 'needs_auth') || shown.get(name) === state) {
+    if (
+      (state !== 'ready' && state !== 'failed' && state !== 'needs_auth') ||
+      shown.get(name) === state
+    ) {
       return;
     }
     const status = runtime.registry.status().find((s) => s.name === name);

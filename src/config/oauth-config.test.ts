@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are config text with ${VAR} references
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from './resolve.ts';
 
@@ -40,9 +41,9 @@ describe('a server\'s "oauth"', () => {
   });
 
   it('refuses what cannot work, naming the field', () => {
-    expect(
-      refusal({ url: undefined, command: 'node', oauth: {} }),
-    ).toContain('"mcpServers[0].oauth" applies to http and sse servers only');
+    expect(refusal({ url: undefined, command: 'node', oauth: {} })).toContain(
+      '"mcpServers[0].oauth" applies to http and sse servers only',
+    );
     expect(refusal({ oauth: { client_secret: 'x' } })).toContain(
       '"mcpServers[0].oauth.client_secret" needs "client_id"',
     );

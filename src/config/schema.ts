@@ -100,11 +100,9 @@ export const userServerSchema = z.object({
           .optional(),
         scopes: z
           .array(
-            z
-              .string({ error: 'must be a string' })
-              .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, {
-                error: 'must be one scope token (no spaces)',
-              }),
+            z.string({ error: 'must be a string' }).regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, {
+              error: 'must be one scope token (no spaces)',
+            }),
             { error: 'must be an array of scope names, like ["repo", "read:user"]' },
           )
           .optional(),
