@@ -71,6 +71,25 @@ function policyCell(policy: ToolRow['policy']): HTMLElement {
 
 /** How long one wait for a sign-in may hold a request (the gateway allows 30 s). */
 const SIGN_IN_WAIT_MS = 25_000;
+/** How long the list follows a server connecting after its sign-in, and how often it looks. */
+const CONNECT_FOLLOW_MS = 30_000;
+const CONNECT_POLL_MS = 500;
+/** The states a server passes through between a completed sign-in and its connection. */
+const SETTLING_STATES = new Set(['needs_auth', 'idle', 'connecting']);
+
+/**
+ * The sign-in completed, but the server connects in the background after it: the list is read
+ * again until the server has settled (ready, failed...), so its row does not stay "connecting".
+ */
+async function followConnection(server: string): Promise<void> {
+  const until = Date.now() + CONNECT_FOLLOW_MS;
+  for (;;) {
+    const shown = await showServers();
+    const state = shown?.servers.find((s) => s.name === server)?.state;
+    if (state === undefined || !SETTLING_STATES.has(state) || Date.now() >= until) return;
+    await new Promise((resolve) => setTimeout(resolve, CONNECT_POLL_MS));
+  }
+}
 
 /** Waits for the sign-in `flowId` to finish; its outcome as the status line says it. */
 async function awaitSignIn(server: string, flowId: string): Promise<void> {
@@ -80,8 +99,7 @@ async function awaitSignIn(server: string, flowId: string): Promise<void> {
     const status = answer.json.status as string;
     if (status === 'completed') {
       say(`signed in to ${server}`);
-      await serversPage();
-      return;
+      return followConnection(server);
     }
     if (status !== 'pending' && status !== 'exchanging') {
       return say(`the sign-in to ${server} failed: ${answer.json.error}`, true);
@@ -123,9 +141,13 @@ function signInButton(server: string): HTMLElement {
   return button;
 }
 
-export async function serversPage(): Promise<void> {
+/** Fills the table; what it showed, or undefined when the list could not be read (said). */
+async function showServers(): Promise<{ servers: ServerRow[]; held: HeldTool[] } | undefined> {
   const [answer, held] = await Promise.all([api('GET', '/servers'), heldTools()]);
-  if (!answer.json.ok) return say(errorText(answer), true);
+  if (!answer.json.ok) {
+    say(errorText(answer), true);
+    return undefined;
+  }
   const servers = answer.json.value.servers as ServerRow[];
   fillRows(
     byId('rows'),
@@ -149,6 +171,11 @@ export async function serversPage(): Promise<void> {
     }),
     'No servers in the config.',
   );
+  return { servers, held };
+}
+
+export async function serversPage(): Promise<void> {
+  const held = (await showServers())?.held ?? [];
   if (held.length > 0)
     say(`${held.length} held tool${held.length === 1 ? '' : 's'}: open the server to approve`);
 }
