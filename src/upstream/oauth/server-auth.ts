@@ -24,6 +24,11 @@ export function refreshLead(lifetimeMs: number | undefined): number {
   return Math.min(OAUTH_REFRESH_LEAD_MS, Math.max(1_000, lifetimeMs / 5));
 }
 
+/** When to refresh: `lead` before expiry, within what setTimeout can wait (else it fires at once). */
+export function refreshDelay(expiresAt: number, lead: number, now: number): number {
+  return Math.min(MAX_TIMER_MS, Math.max(0, expiresAt - lead - now));
+}
+
 function withBearer(init: RequestInit | undefined, token: string | undefined): RequestInit {
   if (token === undefined) return init ?? {};
   const headers = new Headers(init?.headers);
@@ -173,8 +178,10 @@ export class ServerAuth implements UpstreamAuth {
     clearTimeout(this.timer);
     if (this.closed || expiresAt === undefined) return;
     const lead = refreshLead(expiresIn === undefined ? undefined : expiresIn * 1000);
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, expiresAt - lead - Date.now()));
-    this.timer = setTimeout(() => void this.refreshAhead(lead), delay);
+    this.timer = setTimeout(
+      () => void this.refreshAhead(lead),
+      refreshDelay(expiresAt, lead, Date.now()),
+    );
     this.timer.unref();
   }
 
