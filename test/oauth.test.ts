@@ -269,8 +269,14 @@ describe('upstream OAuth tokens over time', () => {
   });
 
   it('no token appears in any file, log, answer or export', async () => {
-    const tokens = mcp.acceptedTokens();
-    expect(tokens.length).toBeGreaterThan(0);
+    const refreshTokens = as.issuedRefreshTokens();
+    expect(refreshTokens.length).toBeGreaterThan(1);
+    // Access tokens are JWTs: each one's signature part is unique to it; refresh tokens whole.
+    const tokens = [
+      ...mcp.acceptedTokens().map((token) => token.split('.').at(-1)!),
+      ...refreshTokens,
+    ];
+    expect(tokens.length).toBeGreaterThan(refreshTokens.length);
     const places: Array<[string, string]> = [['gateway output', g.output()]];
     const dataDir = path.join(path.dirname(configFile), 'data');
     for (const file of fs.readdirSync(dataDir, { recursive: true }) as string[]) {
@@ -287,9 +293,7 @@ describe('upstream OAuth tokens over time', () => {
     }
     const status = await runCli(['auth', 'status', '--config', configFile, '-o', 'json']);
     places.push(['auth status', status.stdout + status.stderr]);
-    for (const token of tokens) {
-      // Each token's signature part: unique to it, and what a leak would carry.
-      const secret = token.split('.').at(-1)!;
+    for (const secret of tokens) {
       for (const [where, text] of places) expect(text.includes(secret), where).toBe(false);
     }
   });

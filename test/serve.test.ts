@@ -65,7 +65,7 @@ describe('codemux serve', () => {
       name: 'codemux',
       version: '0.1.0',
       sessions: expect.any(Number),
-      upstreams: { ready: 2, connecting: 0, failed: 0 },
+      upstreams: { ready: 2, connecting: 0, failed: 0, needs_auth: 0 },
       activity: {
         queued: expect.any(Number),
         written: expect.any(Number),

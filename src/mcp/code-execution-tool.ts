@@ -59,7 +59,7 @@ export interface ServerSummary {
   name: string;
   tools: ReadonlyArray<{ name: string; description?: string }>;
   /** Where the server stands when it lists no tools (absent: as if connecting). */
-  state?: 'idle' | 'connecting' | 'ready' | 'failed';
+  state?: 'idle' | 'connecting' | 'ready' | 'failed' | 'needs_auth';
   /** Why it failed, one line; only for callers that may see host details. */
   reason?: string;
 }
@@ -70,6 +70,9 @@ const REASON_CHARS = 160;
 /** What the description says of a server that lists no tools. */
 function withoutTools(s: ServerSummary): string {
   if (s.state === 'ready') return `- ${s.name} (no tools)`;
+  if (s.state === 'needs_auth') {
+    return `- ${s.name} (needs an OAuth sign-in by an administrator: \`codemux auth login ${s.name}\`)`;
+  }
   if (s.state !== 'failed')
     return `- ${s.name} (still connecting; its tools are listed once it is ready)`;
   const line = s.reason?.split('\n')[0]?.trim();

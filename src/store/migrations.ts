@@ -168,6 +168,11 @@ export const MIGRATIONS: readonly Migration[] = [
       // Forgetting a server's flows; trimming by age.
       'CREATE INDEX oauth_flows_server ON oauth_flows (server)',
       'CREATE INDEX oauth_flows_created ON oauth_flows (created_at)',
+    ],
+  },
+  {
+    version: 7,
+    statements: [
       // SQLite's refresh lock across processes sharing one file (serve, stdio, code exec): a
       // lease, so a process that died holding it blocks the others only until \`until\`.
       // PostgreSQL uses an advisory lock instead and leaves this table empty.
