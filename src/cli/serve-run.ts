@@ -152,8 +152,9 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     return `    ${s.name.padEnd(20)} ${s.protocol.padEnd(6)} ${s.state}`;
   };
   const servers = runtime.registry.status();
-  say(`  upstream servers (${servers.length}):`);
-  for (const s of servers) say(line(s));
+  // The server lines and, when every server is settled already, the policy line go out in one
+  // write: a reader that sees every server settled sees the policy line with them.
+  const serverLines = [`  upstream servers (${servers.length}):`, ...servers.map(line)];
   // Tools are known once servers are ready: the policy line follows once no server is still
   // connecting (one line, whatever order they start in), and again when it changes (a tools/
   // list_changed, a new tool_policy). Written with the line that caused it, in one write.
@@ -192,5 +193,5 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     if (policy) say(policy);
   });
   const policy = policyLine();
-  if (policy) say(policy);
+  say([...serverLines, ...(policy ? [policy] : [])].join('\n'));
 }
