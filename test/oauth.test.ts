@@ -179,6 +179,25 @@ describe('upstream OAuth', () => {
     expect((await stateOf(g, 'secured')).state).toBe('needs_auth');
   });
 
+  it('a callback naming another issuer (RFC 9207 iss) is refused, and its sign-in ends failed', async () => {
+    const configFile = writeConfig({ mcpServers: [{ name: 'secured', url: mcp.url }] });
+    const g = await start(configFile);
+    await waitForState(g, 'secured', 'needs_auth');
+    const started = await g.rest('POST', '/api/v1/servers/secured/auth/login', {});
+    const callback = new URL(
+      await followAuthorization(started.json.authorization_url, `${g.url}/oauth/callback`),
+    );
+    expect(callback.searchParams.get('iss')).toBe(as.issuer);
+    callback.searchParams.set('iss', 'https://mix-up.example.com');
+    const response = await fetch(callback);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('not from');
+    const flow = await g.rest('GET', `/api/v1/auth/flows/${started.json.flow_id}`);
+    expect(flow.json).toMatchObject({ status: 'failed' });
+    expect(flow.json.error).toContain('https://mix-up.example.com');
+    expect((await stateOf(g, 'secured')).state).toBe('needs_auth');
+  });
+
   it('agent tokens get 403 on every auth route; a stdio server is refused by name', async () => {
     const configFile = writeConfig({
       mcpServers: [SERVERS.fixture, { name: 'secured', url: mcp.url }],
