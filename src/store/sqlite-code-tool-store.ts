@@ -1,4 +1,5 @@
 /** @module Code tools in SQLite: a row per tool, its param rows in order, and its immutable versions. */
+import { sqliteCommits } from './sqlite-commits.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 import type {
   CodeTool,
@@ -8,9 +9,6 @@ import type {
   CodeToolStore,
   CodeToolVersion,
 } from './types.ts';
-
-/** How often the store looks for commits made by another process (`PRAGMA data_version`). */
-const EXTERNAL_CHANGE_POLL_MS = 1_000;
 
 export interface SettingsRow {
   description: string;
@@ -200,17 +198,8 @@ export function sqliteCodeToolStore(db: SqliteDatabase): CodeToolStore {
     },
   );
 
-  // Commits by other connections (the CLI, another process) bump data_version.
-  const listeners = new Set<() => void>();
-  let seen = db.pragma('data_version', { simple: true }) as number;
-  let poller: NodeJS.Timeout | undefined;
-  const poll = () => {
-    if (!db.open) return;
-    const now = db.pragma('data_version', { simple: true }) as number;
-    if (now === seen) return;
-    seen = now;
-    for (const listener of listeners) listener();
-  };
+  // Commits by other connections (the CLI, another process).
+  const commits = sqliteCommits(db);
 
   return {
     list: async () => (allTools.all() as ToolRow[]).map(load),
@@ -235,24 +224,9 @@ export function sqliteCodeToolStore(db: SqliteDatabase): CodeToolStore {
         : undefined;
     },
     importTools: async (tools) => importTools(tools),
-    onExternalChange(listener) {
-      listeners.add(listener);
-      if (!poller) {
-        poller = setInterval(poll, EXTERNAL_CHANGE_POLL_MS);
-        poller.unref();
-      }
-      return () => {
-        listeners.delete(listener);
-        if (listeners.size === 0 && poller) {
-          clearInterval(poller);
-          poller = undefined;
-        }
-      };
-    },
+    onExternalChange: (listener) => commits.onCommit(listener),
     async close() {
-      listeners.clear();
-      if (poller) clearInterval(poller);
-      poller = undefined;
+      commits.close();
     },
   };
 }

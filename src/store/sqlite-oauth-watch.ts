@@ -4,13 +4,13 @@
  * across processes (a lease row), and change notices for their writes (`PRAGMA data_version`).
  */
 import { randomUUID } from 'node:crypto';
+import { sqliteCommits } from './sqlite-commits.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 
 /** How long a lease holds if its process dies holding it; a refresh is bounded well below it. */
 const LEASE_MS = 60_000;
-/** How often a waiter tries again, and how often other processes' commits are looked for. */
+/** How often a waiter tries again. */
 const RETRY_MS = 50;
-const POLL_MS = 1_000;
 
 /** Runs `fn` holding `server`'s lease; a waiter tries again every RETRY_MS. */
 export function sqliteRefreshLease(db: SqliteDatabase) {
@@ -43,10 +43,11 @@ export function sqliteRefreshLease(db: SqliteDatabase) {
 
 /**
  * Calls each listener with the servers whose credentials another process wrote (found by
- * comparing each row's `updated_at` once `data_version` moved); polls only while someone listens.
+ * comparing each row's `updated_at` after another connection committed).
  */
 export function sqliteOAuthChanges(db: SqliteDatabase) {
   const rows = db.prepare('SELECT server, updated_at FROM oauth_credentials');
+  const commits = sqliteCommits(db);
   const listeners = new Set<(server: string) => void>();
   const snapshot = () =>
     new Map(
@@ -55,34 +56,30 @@ export function sqliteOAuthChanges(db: SqliteDatabase) {
         r.updated_at,
       ]),
     );
-  let seen = { version: 0, rows: new Map<string, string>() };
-  let poller: NodeJS.Timeout | undefined;
-  const poll = () => {
-    if (!db.open) return;
-    const version = db.pragma('data_version', { simple: true }) as number;
-    if (version === seen.version) return;
+  let seen = new Map<string, string>();
+  let stopWatching: (() => void) | undefined;
+  const compare = () => {
     const now = snapshot();
     const changed = new Set<string>();
-    for (const [server, at] of now) if (seen.rows.get(server) !== at) changed.add(server);
-    for (const server of seen.rows.keys()) if (!now.has(server)) changed.add(server);
-    seen = { version, rows: now };
+    for (const [server, at] of now) if (seen.get(server) !== at) changed.add(server);
+    for (const server of seen.keys()) if (!now.has(server)) changed.add(server);
+    seen = now;
     for (const server of changed) for (const listener of listeners) listener(server);
   };
   return {
     /** This process wrote: its own writes are not news (and data_version does not move for them). */
     noteOwnWrite() {
-      if (listeners.size > 0) seen = { ...seen, rows: snapshot() };
+      if (listeners.size > 0) seen = snapshot();
     },
     onChange(listener: (server: string) => void): () => void {
       if (listeners.size === 0) {
-        seen = { version: db.pragma('data_version', { simple: true }) as number, rows: snapshot() };
-        poller = setInterval(poll, POLL_MS);
-        poller.unref();
+        seen = snapshot();
+        stopWatching = commits.onCommit(compare);
       }
       listeners.add(listener);
       return () => {
         listeners.delete(listener);
-        if (listeners.size === 0) clearInterval(poller);
+        if (listeners.size === 0) stopWatching?.();
       };
     },
   };

@@ -72,13 +72,8 @@ export async function refreshTokens(
         fetchFn: boundedFetch(),
       });
       const next: StoredTokens = { ...refreshed, issuer: tokens.issuer };
-      await vault.saveTokens(name, url, { tokens: next });
-      const stored = await vault.tokens(name, url);
-      return {
-        ok: true,
-        tokens: next,
-        expiresAt: 'tokens' in stored ? stored.expiresAt : undefined,
-      };
+      const expiresAt = await vault.saveTokens(name, url, { tokens: next });
+      return { ok: true, tokens: next, expiresAt };
     } catch (error) {
       if (error instanceof OAuthError && GRANT_GONE.has(error.errorCode)) {
         return end(

@@ -76,14 +76,18 @@ export class ServerAuth implements UpstreamAuth {
     return this.server.url!;
   }
 
+  /** Configured for OAuth, or signed in before: never tried (or kept) without tokens. */
+  private async isOAuthServer(): Promise<boolean> {
+    return this.server.oauth !== undefined || (await this.vault.row(this.name)) !== undefined;
+  }
+
   async blocked(): Promise<string | undefined> {
     const current = await this.vault.tokens(this.name, this.url);
     if ('tokens' in current) {
       this.schedule(current.expiresAt, current.tokens.expires_in);
       return this.needsSignIn;
     }
-    // A server configured for OAuth, or one signed in before, is not tried without tokens.
-    if (this.server.oauth || (await this.vault.row(this.name))) {
+    if (await this.isOAuthServer()) {
       this.needsSignIn = current.reason;
       return current.reason;
     }
@@ -201,10 +205,7 @@ export class ServerAuth implements UpstreamAuth {
         this.needsSignIn = undefined;
         this.onSignedIn?.();
       }
-    } else if (
-      this.needsSignIn === undefined &&
-      (this.server.oauth || (await this.vault.row(this.name)))
-    ) {
+    } else if (this.needsSignIn === undefined && (await this.isOAuthServer())) {
       this.needs(current.reason);
     }
   }

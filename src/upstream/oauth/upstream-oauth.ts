@@ -116,10 +116,8 @@ export class UpstreamOAuth {
     if (!provider.authorizationUrl || !provider.stateValue || !provider.verifierValue) {
       throw new SignInError(`the sign-in to ${name} could not start: no authorization URL`, 502);
     }
-    if (
-      new URL(server.url!).protocol === 'http:' &&
-      !isLoopback(new URL(server.url!).hostname.replace(/^\[|\]$/g, ''))
-    ) {
+    const target = new URL(server.url!);
+    if (target.protocol === 'http:' && !isLoopback(target.hostname.replace(/^\[|\]$/g, ''))) {
       this.options.logger.warn(
         { server: name },
         'this server is reached over plain http: its tokens travel unencrypted (use https)',

@@ -115,8 +115,11 @@ export class OAuthVault {
     return { tokens, expiresAt };
   }
 
-  /** Writes new tokens (and what the sign-in found, when it is one); call under the refresh lock. */
-  async saveTokens(server: string, url: string, signedIn: SignedIn): Promise<void> {
+  /**
+   * Writes new tokens (and what the sign-in found, when it is one); call under the refresh
+   * lock. Answers when the access token expires (epoch ms; undefined without a lifetime).
+   */
+  async saveTokens(server: string, url: string, signedIn: SignedIn): Promise<number | undefined> {
     const { tokens } = signedIn;
     const expiresAt =
       typeof tokens.expires_in === 'number'
@@ -134,6 +137,7 @@ export class OAuthVault {
         : {}),
     });
     this.invalidate(server);
+    return expiresAt === null ? undefined : Date.parse(expiresAt);
   }
 
   /**
