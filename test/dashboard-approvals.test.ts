@@ -6,12 +6,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openDashboard, UI_TIMEOUT_MS } from './dashboard-session.ts';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { ROOT, writeConfig } from './helpers.ts';
 
-const UI_TIMEOUT_MS = 15_000;
 const POLL = { timeout: UI_TIMEOUT_MS };
 const MUTABLE = path.join(ROOT, 'test', 'fixtures', 'mutable-server.mjs');
 const SCHEMA = { type: 'object', properties: { path: { type: 'string' } } };
@@ -29,7 +29,7 @@ const shot = async (suffix = '') => {
 let gw: RunningGateway;
 let browser: Browser;
 let page: Page;
-const cspViolations: string[] = [];
+let cspViolations: string[];
 
 beforeAll(async () => {
   const config = writeConfig({});
@@ -67,19 +67,7 @@ beforeAll(async () => {
   );
   gw = await startGateway(config);
   await waitUntilReady(gw);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
-  page = await (await browser.newContext()).newPage();
-  page.setDefaultTimeout(UI_TIMEOUT_MS);
-  page.on('console', (m) => {
-    if (/Content.Security.Policy/i.test(m.text())) cspViolations.push(m.text());
-  });
-  await page.goto(`${gw.url}/ui/`);
-  await page.getByLabel('API key').fill(gw.key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/ui\/servers/);
+  ({ browser, page, cspViolations } = await openDashboard(gw));
 }, 90_000);
 
 afterAll(async () => {

@@ -6,14 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  type Browser,
-  type BrowserContext,
-  chromium,
-  type Locator,
-  type Page,
-} from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openDashboard, UI_TIMEOUT_MS } from './dashboard-session.ts';
 import {
   type AuthorizationServer,
   startAuthorizationServer,
@@ -26,7 +21,6 @@ import { type RunningGateway, startGateway } from './gateway.ts';
 import { SERVERS, writeConfig } from './helpers.ts';
 
 /** Generous: a loaded 2-core machine runs several suites at once. */
-const UI_TIMEOUT_MS = 15_000;
 const POLL = { timeout: UI_TIMEOUT_MS };
 /** Set to a file name (….png) to keep screenshots: the Servers page, a callback page, the outcome. */
 const SHOT = process.env.CODEMUX_OAUTH_SHOT;
@@ -48,7 +42,7 @@ let gw: RunningGateway;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-const cspViolations: string[] = [];
+let cspViolations: string[];
 
 const stateOf = async (name: string): Promise<string | undefined> =>
   (await gw.rest('GET', '/api/v1/servers')).json.value.servers.find((s: Json) => s.name === name)
@@ -71,20 +65,7 @@ beforeAll(async () => {
   );
   await waitForState('fixture', 'ready');
   await waitForState('secured', 'needs_auth');
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
-  context = await browser.newContext();
-  page = await context.newPage();
-  page.setDefaultTimeout(UI_TIMEOUT_MS);
-  page.on('console', (m) => {
-    if (/Content.Security.Policy/i.test(m.text())) cspViolations.push(m.text());
-  });
-  await page.goto(`${gw.url}/ui/`);
-  await page.getByLabel('API key').fill(gw.key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/ui\/servers/);
+  ({ browser, context, page, cspViolations } = await openDashboard(gw));
 }, 90_000);
 
 afterAll(async () => {

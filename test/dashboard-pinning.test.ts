@@ -4,12 +4,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openDashboard, UI_TIMEOUT_MS } from './dashboard-session.ts';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { ROOT, writeConfig } from './helpers.ts';
 
-const UI_TIMEOUT_MS = 15_000;
 const POLL = { timeout: UI_TIMEOUT_MS };
 const MUTABLE = path.join(ROOT, 'test', 'fixtures', 'mutable-server.mjs');
 const SCHEMA = { type: 'object', properties: { text: { type: 'string' } } };
@@ -50,16 +50,7 @@ beforeAll(async () => {
     if (Date.now() > deadline) throw new Error('mut.echo was never held');
     await new Promise((r) => setTimeout(r, 50));
   }
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
-  page = await (await browser.newContext()).newPage();
-  page.setDefaultTimeout(UI_TIMEOUT_MS);
-  await page.goto(`${gw.url}/ui/`);
-  await page.getByLabel('API key').fill(gw.key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/ui\/servers/);
+  ({ browser, page } = await openDashboard(gw));
 }, 90_000);
 
 afterAll(async () => {

@@ -1,0 +1,34 @@
+/** @module Headless Chromium signed in to a running gateway's dashboard, for the dashboard tests. */
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { RunningGateway } from './gateway.ts';
+
+/** How long a dashboard step may take on a loaded 2-core machine. */
+export const UI_TIMEOUT_MS = 15_000;
+
+export interface DashboardSession {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** Content-Security-Policy complaints the page logged (a test expects none). */
+  cspViolations: string[];
+}
+
+/** Launches Chromium, signs in to `gw`'s dashboard with the admin key, lands on Servers. */
+export async function openDashboard(gw: RunningGateway): Promise<DashboardSession> {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.setDefaultTimeout(UI_TIMEOUT_MS);
+  const cspViolations: string[] = [];
+  page.on('console', (m) => {
+    if (/Content.Security.Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+  await page.goto(`${gw.url}/ui/`);
+  await page.getByLabel('API key').fill(gw.key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/ui\/servers/);
+  return { browser, context, page, cspViolations };
+}
