@@ -59,6 +59,12 @@ export const MAX_LOG_LINE_BYTES = 4096;
 export const UPSTREAM_CONNECT_TIMEOUT_MS = 30_000;
 export const MIN_CONNECT_TIMEOUT_MS = 100;
 export const MAX_CONNECT_TIMEOUT_MS = 600_000;
+/**
+ * How long a stdio server may stay silent on the version probe (`server/discover`) before it
+ * counts as a 2025 server (some never answer a request before `initialize`); at most half the
+ * connect timeout. On HTTP silence is an outage, so there the connect timeout alone applies.
+ */
+export const UPSTREAM_STDIO_PROBE_TIMEOUT_MS = 5_000;
 
 /** Ending a stdio server: after closing its stdin, wait this long before SIGTERM; then as long again before SIGKILL. */
 export const UPSTREAM_STOP_STDIN_GRACE_MS = 2_000;

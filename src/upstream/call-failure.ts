@@ -2,8 +2,11 @@
 import { refusalOf } from './guarded-transport.ts';
 import type { CallOutcome } from './types.ts';
 
-/** JSON-RPC code of the SDK's request timeout (ErrorCode.RequestTimeout), checked without importing the SDK. */
-const REQUEST_TIMEOUT_CODE = -32001;
+/**
+ * The SDK's request timeout, checked without importing the SDK: 2.x's SdkError code
+ * (SdkErrorCode.RequestTimeout), and 1.x's JSON-RPC code (ErrorCode.RequestTimeout).
+ */
+const REQUEST_TIMEOUT_CODES: ReadonlySet<unknown> = new Set(['REQUEST_TIMEOUT', -32001]);
 
 export interface FailedCallContext {
   server: string;
@@ -20,7 +23,7 @@ export interface FailedCallContext {
 export function failedCall(error: unknown, context: FailedCallContext): CallOutcome {
   const { server, tool } = context;
   if (context.aborted) return cancelled(server, tool);
-  if ((error as { code?: unknown }).code === REQUEST_TIMEOUT_CODE) {
+  if (REQUEST_TIMEOUT_CODES.has((error as { code?: unknown }).code)) {
     return {
       ok: false,
       code: 'UPSTREAM_TIMEOUT',

@@ -4,10 +4,11 @@
  * for its own request id, so only that call fails; any other message over them is dropped.
  */
 import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
   Transport,
   TransportSendOptions,
-} from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/client';
 import { MAX_UPSTREAM_RESULT_DEPTH } from '../config/defaults.ts';
 import { measureJson } from './result-bounds.ts';
 import { boundedSchema } from './schema-bounds.ts';
@@ -25,6 +26,8 @@ export interface RefusedData {
 const HANDLED_NOTIFICATIONS = new Set([
   'notifications/tools/list_changed',
   'notifications/cancelled',
+  // A 2026-07-28 server's answer to the tools/list_changed subscription (subscriptions/listen).
+  'notifications/subscriptions/acknowledged',
 ]);
 
 /** Upstream log lines forwarded to clients (logging/setLevel), at most this many a second in all. */
@@ -93,14 +96,31 @@ export class GuardedTransport implements Transport {
     inner.onclose = () => this.onclose?.();
     inner.onerror = (error) => this.onerror?.(error);
     inner.onmessage = (message, extra) => this.receive(message, extra);
+    // The SDK tells a stdio transport by these two properties (there a silent version probe
+    // means a 2025 server, on HTTP an outage): a wrapper must show them only for stdio.
+    if ('stderr' in inner && 'pid' in inner) {
+      const stdio = inner as Transport & { stderr: unknown; pid: unknown };
+      Object.defineProperties(this, {
+        stderr: { get: () => stdio.stderr, enumerable: true },
+        pid: { get: () => stdio.pid, enumerable: true },
+      });
+    }
   }
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
   }
 
+  get hasPerRequestStream(): boolean | undefined {
+    return this.inner.hasPerRequestStream;
+  }
+
   setProtocolVersion(version: string): void {
     this.inner.setProtocolVersion?.(version);
+  }
+
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.inner.setSupportedProtocolVersions?.(versions);
   }
 
   start(): Promise<void> {

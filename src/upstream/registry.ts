@@ -210,13 +210,17 @@ export class UpstreamRegistry extends EventEmitter {
 
   /** Every server's state, in config order. */
   status(): ServerStatus[] {
-    return [...this.entries.values()].map((e) => ({
-      name: e.config.name,
-      protocol: e.config.protocol,
-      state: e.state,
-      tools: e.connection.tools().length,
-      ...(e.lastError ? { last_error: e.lastError } : {}),
-    }));
+    return [...this.entries.values()].map((e) => {
+      const version = e.connection.protocolVersion;
+      return {
+        name: e.config.name,
+        protocol: e.config.protocol,
+        state: e.state,
+        tools: e.connection.tools().length,
+        ...(e.lastError ? { last_error: e.lastError } : {}),
+        ...(version ? { protocol_version: version } : {}),
+      };
+    });
   }
 
   /** True while an enabled server has not yet connected or failed for the first time. */

@@ -1,26 +1,38 @@
-/** @module An upstream connection through the official MCP SDK client: stdio, Streamable HTTP or SSE. */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+/**
+ * @module An upstream connection through the official MCP SDK client (2.x): stdio,
+ * Streamable HTTP or SSE, to a server of either generation (2026-07-28 or 2025-11-25 and
+ * older), probed on the first connect and remembered until a connect fails or the
+ * connection drops.
+ */
+import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   MIN_UPSTREAM_MESSAGE_BYTES,
   UPSTREAM_FAILURES_BEFORE_RECONNECT,
   UPSTREAM_MESSAGE_HEADROOM_BYTES,
+  UPSTREAM_STDIO_PROBE_TIMEOUT_MS,
 } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { GuardedTransport } from './guarded-transport.ts';
 import { NeedsAuthError } from './oauth/needs-auth.ts';
 import type { UpstreamAuth } from './oauth/types.ts';
-import { boundedOutputValidators } from './output-validators.ts';
+import { boundedOutputValidators, checkStructuredContent } from './output-validators.ts';
 import type { StopSchedule } from './process-reaper.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
+import { closeBoth, listAllTools, rawResultSchema } from './sdk-requests.ts';
 import { StderrTail } from './stderr-tail.ts';
 import { StdioTransport } from './stdio-transport.ts';
 import { classifyTransportError } from './transport-failure.ts';
 import type { CallOptions, ToolInfo, UpstreamConnection, UpstreamLog } from './types.ts';
 
 const CLIENT_INFO = { name: 'codemux', version: '0.1.0' };
+/** A server's generation as the SDK can take it back (`connect({prior})`): the probe is skipped. */
+type Prior = NonNullable<Parameters<Client['connect']>[1]>['prior'];
+/** The SDK's SdkErrorCode.EraNegotiationFailed (its errors are matched by code, not class). */
+const ERA_NEGOTIATION_FAILED = 'ERA_NEGOTIATION_FAILED';
+/** The level asked of a 2026-07-28 server on each call: all of them, as a 2025 server sends unasked. */
+const FORWARDED_LOG_LEVEL = 'debug';
 /** The SDK's own request timeout when a call has no deadline of its own. */
 const UNBOUNDED_CALL_TIMEOUT_MS = 600_000;
 const DEFAULT_MAX_MESSAGE_BYTES = () =>
@@ -31,8 +43,12 @@ export class SdkConnection implements UpstreamConnection {
   onToolsChanged?: () => void;
   onLog?: (message: UpstreamLog) => void;
   private client: Client | undefined;
-  /** The client of a connect in flight, so stop() can end it (and its child) at once. */
-  private pending: Client | undefined;
+  /**
+   * The client of a connect in flight and its transport, so stop() can end it (and its child)
+   * at once: while the SDK probes the server's version it holds the transport itself, and
+   * closing the client alone does not close it.
+   */
+  private pending: { client: Client; transport: Transport } | undefined;
   /** HTTP/SSE transport failures in a row (5xx); reset by a call that gets through. */
   private failuresInARow = 0;
   private readonly seenErrors = new WeakSet<object>();
@@ -41,7 +57,15 @@ export class SdkConnection implements UpstreamConnection {
   /** While a changed tool list is being read (UpstreamConnection.relisting). */
   relisting: Promise<void> | undefined;
   private readonly stderr = new StderrTail();
-  private resultSchema: unknown;
+  private resultSchema: ReturnType<typeof rawResultSchema> | undefined;
+  /** Each listed tool's output schema, by name (checked on every call's structuredContent). */
+  private outputSchemas = new Map<string, Record<string, unknown>>();
+  /** The server's generation from the last connect, used by the next; forgotten after a failure. */
+  private prior: Prior;
+  /** The protocol version the last connect negotiated (kept after a drop until the next connect). */
+  private negotiated: string | undefined;
+  /** What each call carries: a 2026-07-28 server is asked for its logs per request (it has no logging/setLevel). */
+  private callMeta: { _meta: Record<string, string> } | undefined;
 
   constructor(
     private readonly server: ServerConfig,
@@ -65,6 +89,17 @@ export class SdkConnection implements UpstreamConnection {
 
   tools(): readonly ToolInfo[] {
     return this.toolList;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.negotiated;
+  }
+
+  private setTools(tools: ToolInfo[]): void {
+    this.toolList = tools;
+    this.outputSchemas = new Map(
+      tools.flatMap((t) => (t.outputSchema ? [[t.name, t.outputSchema] as const] : [])),
+    );
   }
 
   private transport(sdk: SdkModules): Transport {
@@ -95,6 +130,8 @@ export class SdkConnection implements UpstreamConnection {
     if (this.client !== client) return;
     this.client = undefined;
     this.failuresInARow = 0;
+    // The server may come back another generation (an upgrade is a restart): probe again.
+    this.prior = undefined;
     this.logger.warn({ reason }, 'upstream connection lost');
     void client.close().catch(() => {});
     this.onClose?.(reason);
@@ -116,14 +153,23 @@ export class SdkConnection implements UpstreamConnection {
       this.drop(client, `${this.failuresInARow} transport failures in a row, the last: ${message}`);
   }
 
-  private async connect(): Promise<void> {
-    // A server that needs a sign-in first is not even asked (no request, no retry loop).
-    const blocked = await this.auth?.blocked();
-    if (blocked !== undefined) throw new NeedsAuthError(this.name, blocked);
-    const sdk = await sdkModules();
+  /** A client for one connect attempt, its transport and its handlers (nothing is sent yet). */
+  private open(sdk: SdkModules): { client: Client; transport: Transport } {
+    const timeoutMs = this.server.connectTimeoutMs;
     const client = new sdk.Client(CLIENT_INFO, {
       capabilities: {},
       jsonSchemaValidator: boundedOutputValidators,
+      versionNegotiation: {
+        mode: 'auto',
+        // On stdio a silent probe means a 2025 server; on HTTP the connect timeout applies.
+        ...(this.server.protocol === 'stdio'
+          ? {
+              probe: {
+                timeoutMs: Math.min(UPSTREAM_STDIO_PROBE_TIMEOUT_MS, Math.ceil(timeoutMs / 2)),
+              },
+            }
+          : {}),
+      },
     });
     const inner = this.transport(sdk);
     const transport = new GuardedTransport(
@@ -138,7 +184,7 @@ export class SdkConnection implements UpstreamConnection {
       this.drop(client, reason);
     };
     client.onerror = (error) => this.noticeTransportError(client, error);
-    client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
+    client.setNotificationHandler('notifications/tools/list_changed', async () => {
       if (this.client !== client) return;
       let listed!: () => void;
       const relisting = new Promise<void>((resolve) => {
@@ -146,7 +192,7 @@ export class SdkConnection implements UpstreamConnection {
       });
       this.relisting = relisting;
       try {
-        this.toolList = await this.listTools(client);
+        this.setTools(await listAllTools(client, this.server.connectTimeoutMs));
         this.logger.info({ tools: this.toolList.length }, 'upstream tools changed');
         this.onToolsChanged?.();
       } catch (error) {
@@ -156,15 +202,81 @@ export class SdkConnection implements UpstreamConnection {
         listed();
       }
     });
-    this.resultSchema ??= rawResultSchema(sdk.CallToolResultSchema);
-    client.setNotificationHandler(sdk.LoggingMessageNotificationSchema, async (notification) => {
-      if (this.client === client) this.onLog?.(notification.params);
+    client.setNotificationHandler('notifications/message', async (notification) => {
+      if (this.client === client) this.onLog?.(notification.params as UpstreamLog);
     });
-    const started = Date.now();
-    this.pending = client;
+    return { client, transport };
+  }
+
+  /**
+   * Connects `client` (probing the server's generation unless `prior` knows it), opens the
+   * tools/list_changed subscription a 2026-07-28 server needs, and lists the tools.
+   */
+  private async handshake(client: Client, transport: Transport, prior: Prior): Promise<ToolInfo[]> {
     const timeoutMs = this.server.connectTimeoutMs;
+    await client.connect(transport, { timeout: timeoutMs, ...(prior ? { prior } : {}) });
+    if (
+      client.getProtocolEra() === 'modern' &&
+      client.getServerCapabilities()?.tools?.listChanged
+    ) {
+      await this.subscribe(client, timeoutMs);
+    }
+    return listAllTools(client, this.server.connectTimeoutMs);
+  }
+
+  /** A 2026-07-28 server announces tool changes only on a `subscriptions/listen` stream. */
+  private async subscribe(client: Client, timeoutMs: number): Promise<void> {
+    try {
+      const subscription = await client.listen({ toolsListChanged: true }, { timeout: timeoutMs });
+      void subscription.closed.then((how) => {
+        // Changes announced while it is down would be missed: connect again (and list again).
+        if (how !== 'local')
+          this.drop(client, `the server ended its tools/list_changed stream (${how})`);
+      });
+    } catch (error) {
+      this.logger.warn(
+        { err: (error as Error).message },
+        'the server did not open a tools/list_changed stream; its tool changes are seen at the next connect',
+      );
+    }
+  }
+
+  /**
+   * A stdio server that ends the conversation on the version probe (some SDKs exit on any
+   * request before `initialize`) is a 2025 server: the SDK's own throwaway-process probe takes
+   * only its base transport, so codemux connects again, without the probe.
+   */
+  private endedOnProbe(error: unknown, prior: Prior): boolean {
+    return (
+      prior === undefined &&
+      this.server.protocol === 'stdio' &&
+      (error as { code?: unknown } | null)?.code === ERA_NEGOTIATION_FAILED &&
+      /closed during the server\/discover probe/.test((error as Error).message)
+    );
+  }
+
+  private async connect(): Promise<void> {
+    // A server that needs a sign-in first is not even asked (no request, no retry loop).
+    const blocked = await this.auth?.blocked();
+    if (blocked !== undefined) throw new NeedsAuthError(this.name, blocked);
+    const sdk = await sdkModules();
+    this.resultSchema ??= rawResultSchema(sdk.CallToolResultSchema);
+    const started = Date.now();
+    const timeoutMs = this.server.connectTimeoutMs;
+    // SSE is a 2025-era transport: nothing to probe.
+    const prior: Prior = this.server.protocol === 'sse' ? { kind: 'legacy' } : this.prior;
+    let current: { client: Client; transport: Transport } | undefined;
+    const attempt = async (era: Prior) => {
+      const opened = this.open(sdk);
+      current = opened;
+      this.pending = opened;
+      return {
+        client: opened.client,
+        tools: await this.handshake(opened.client, opened.transport, era),
+      };
+    };
     let timer: NodeJS.Timeout | undefined;
-    // One deadline for the whole handshake: spawn, initialize and every page of tools/list.
+    // One deadline for the whole handshake: spawn, probe, initialize and every page of tools/list.
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () =>
@@ -176,18 +288,43 @@ export class SdkConnection implements UpstreamConnection {
         timeoutMs,
       );
     });
+    const connected = attempt(prior).catch(async (error: unknown) => {
+      if (!this.endedOnProbe(error, prior) || this.pending !== current) throw error;
+      await closeBoth(current);
+      this.logger.info(
+        'the server ended the connection on the version probe: connecting without it',
+      );
+      return attempt({ kind: 'legacy' });
+    });
     try {
-      const tools = await Promise.race([
-        client.connect(transport, { timeout: timeoutMs }).then(() => this.listTools(client)),
-        deadline,
-      ]);
-      if (this.pending !== client) throw new Error('the connection was stopped while starting');
-      this.toolList = tools;
+      const { client, tools } = await Promise.race([connected, deadline]);
+      if (this.pending?.client !== client)
+        throw new Error('the connection was stopped while starting');
+      this.setTools(tools);
       this.failuresInARow = 0;
+      const modern = client.getProtocolEra() === 'modern';
+      this.callMeta = modern
+        ? { _meta: { [sdk.LOG_LEVEL_META_KEY]: FORWARDED_LOG_LEVEL } }
+        : undefined;
+      this.negotiated = client.getNegotiatedProtocolVersion();
+      const discover = client.getDiscoverResult();
+      this.prior = modern && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
       this.client = client;
-      this.logger.debug({ tools: tools.length, ms: Date.now() - started }, 'upstream connected');
+      this.logger.debug(
+        {
+          tools: tools.length,
+          ms: Date.now() - started,
+          protocol_version: this.negotiated,
+          probed: prior === undefined,
+        },
+        'upstream connected',
+      );
     } catch (error) {
-      await client.close().catch(() => {});
+      // The next connect probes the server again (it may have changed generation).
+      this.prior = undefined;
+      this.negotiated = undefined;
+      connected.catch(() => {});
+      await closeBoth(current);
       const needs = this.auth?.needsSignIn;
       if (needs !== undefined) throw new NeedsAuthError(this.name, needs);
       // Let the child flush what it wrote before it died.
@@ -197,34 +334,8 @@ export class SdkConnection implements UpstreamConnection {
       throw new Error(tail ? `${reason}; its stderr ends with: ${tail}` : reason);
     } finally {
       clearTimeout(timer);
-      if (this.pending === client) this.pending = undefined;
+      if (this.pending === current) this.pending = undefined;
     }
-  }
-
-  /** Every page of tools/list. */
-  private async listTools(client: Client): Promise<ToolInfo[]> {
-    const tools: ToolInfo[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : {}, {
-        timeout: this.server.connectTimeoutMs,
-      });
-      for (const t of page.tools) {
-        tools.push({
-          name: t.name,
-          ...(t.title === undefined ? {} : { title: t.title }),
-          description: t.description,
-          // Already bounded one tool at a time by the transport guard (guarded-transport.ts).
-          inputSchema: t.inputSchema as Record<string, unknown>,
-          outputSchema: t.outputSchema as Record<string, unknown> | undefined,
-          ...(t.annotations === undefined
-            ? {}
-            : { annotations: t.annotations as Record<string, unknown> }),
-        });
-      }
-      cursor = page.nextCursor;
-    } while (cursor);
-    return tools;
   }
 
   start(): Promise<void> {
@@ -243,7 +354,7 @@ export class SdkConnection implements UpstreamConnection {
     this.pending = undefined;
     await Promise.all([
       client?.close().catch(() => {}),
-      pending?.close().catch(() => {}),
+      closeBoth(pending),
       this.starting?.catch(() => {}),
     ]);
   }
@@ -256,14 +367,23 @@ export class SdkConnection implements UpstreamConnection {
     const client = this.client;
     if (!client) throw new Error(`server '${this.name}' is not connected`);
     try {
-      const result = (await client.callTool(
-        { name: tool, arguments: args },
-        this.resultSchema as never,
+      // The SDK's own tools/call parse would drop a `__proto__` key (see rawResultSchema).
+      const result = (await client.request(
+        {
+          method: 'tools/call',
+          params: {
+            name: tool,
+            arguments: args,
+            ...this.callMeta,
+          },
+        },
+        this.resultSchema!,
         {
           signal: options.signal,
           timeout: options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS,
         },
       )) as CallToolResult;
+      checkStructuredContent(tool, this.outputSchemas.get(tool), result);
       if (this.client === client) this.failuresInARow = 0;
       return result;
     } catch (error) {
@@ -272,20 +392,4 @@ export class SdkConnection implements UpstreamConnection {
       throw error;
     }
   }
-}
-
-/**
- * Checks a result's shape with the SDK's schema but returns the upstream's own object:
- * zod drops (or turns into a prototype) a `__proto__` key, which must reach the guest as
- * the plain data key JSON.parse made of it.
- */
-function rawResultSchema(schema: SdkModules['CallToolResultSchema']) {
-  return {
-    safeParse(data: unknown) {
-      const parsed = schema.safeParse(data);
-      if (!parsed.success) return parsed;
-      const raw = data as CallToolResult;
-      return { success: true, data: Array.isArray(raw.content) ? raw : { ...raw, content: [] } };
-    },
-  };
 }

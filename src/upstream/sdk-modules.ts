@@ -1,28 +1,23 @@
 /**
- * @module The MCP SDK client modules, loaded on first use: importing them costs about
- * 200 ms, which a `code exec` that calls no tool should not pay. preloadSdk() starts the
- * load early, so it overlaps with starting the sandbox.
+ * @module The MCP SDK client modules (the 2.x `@modelcontextprotocol/client`), loaded on
+ * first use: importing them costs about 200 ms, which a `code exec` that calls no tool
+ * should not pay. preloadSdk() starts the load early, so it overlaps with starting the
+ * sandbox.
  */
 
 const load = () =>
   Promise.all([
-    import('@modelcontextprotocol/sdk/client/index.js'),
-    import('@modelcontextprotocol/sdk/client/stdio.js'),
-    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-    import('@modelcontextprotocol/sdk/client/sse.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-    import('@modelcontextprotocol/sdk/shared/stdio.js'),
-  ]).then(([client, stdio, streamableHttp, sse, types, sharedStdio]) => ({
-    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
-    CallToolResultSchema: types.CallToolResultSchema,
-    JSONRPCMessageSchema: types.JSONRPCMessageSchema,
-    LoggingMessageNotificationSchema: types.LoggingMessageNotificationSchema,
+    import('@modelcontextprotocol/client'),
+    import('@modelcontextprotocol/client/stdio'),
+  ]).then(([client, stdio]) => ({
     Client: client.Client,
+    LOG_LEVEL_META_KEY: client.LOG_LEVEL_META_KEY,
+    CallToolResultSchema: client.specTypeSchemas.CallToolResult,
+    parseJSONRPCMessage: client.parseJSONRPCMessage,
+    serializeMessage: client.serializeMessage,
     getDefaultEnvironment: stdio.getDefaultEnvironment,
-    StreamableHTTPClientTransport: streamableHttp.StreamableHTTPClientTransport,
-    SSEClientTransport: sse.SSEClientTransport,
-    serializeMessage: sharedStdio.serializeMessage,
-    StreamableHTTPError: streamableHttp.StreamableHTTPError,
+    StreamableHTTPClientTransport: client.StreamableHTTPClientTransport,
+    SSEClientTransport: client.SSEClientTransport,
   }));
 
 export type SdkModules = Awaited<ReturnType<typeof load>>;

@@ -5,8 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { LineReader } from './line-reader.ts';
 import { endProcess, type StopSchedule } from './process-reaper.ts';
 import type { SdkModules } from './sdk-modules.ts';
@@ -42,11 +41,17 @@ export class StdioTransport implements Transport {
     /** How long the child is given when it is ended (the registry's: hurried when it stops). */
     private readonly schedule?: StopSchedule,
   ) {
-    this.buffer = new LineReader(maxMessageBytes, sdk.JSONRPCMessageSchema);
+    this.buffer = new LineReader(maxMessageBytes, { parse: sdk.parseJSONRPCMessage });
   }
 
-  get pid(): number | undefined {
-    return this.child?.pid;
+  /** With `stderr`, what makes the SDK treat this as a stdio transport (a silent version probe means a 2025 server). */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  /** The child's stderr (read by the stderr tail; the SDK only looks for the property). */
+  get stderr(): Readable | null {
+    return this.child?.stderr ?? null;
   }
 
   start(): Promise<void> {

@@ -4,6 +4,14 @@ import { classifyTransportError, type TransportVerdict } from './transport-failu
 const withCause = (message: string, cause: unknown) => Object.assign(new Error(message), { cause });
 const httpError = (status: number, message: string) =>
   Object.assign(new Error(`Streamable HTTP error: ${message}`), { code: status });
+/** The 2.x SDK's SdkHttpError: a string code, the status in `status` (and `data.status`). */
+const sdkHttpError = (status: number, message: string) =>
+  Object.assign(new Error(message), {
+    name: 'SdkHttpError',
+    code: 'CLIENT_HTTP_NOT_IMPLEMENTED',
+    status,
+    data: { status },
+  });
 const sseError = () => Object.assign(new Error('SSE error: terminated'), { name: 'SseError' });
 
 describe('classifyTransportError', () => {
@@ -48,6 +56,20 @@ describe('classifyTransportError', () => {
     [
       'a tool error',
       Object.assign(new Error('MCP error -32602: Invalid params'), { code: -32602 }),
+      'http',
+      'call',
+    ],
+    [
+      '2.x: 404 session not found',
+      sdkHttpError(404, 'Error POSTing to endpoint: {"message":"Session not found"}'),
+      'http',
+      'lost',
+    ],
+    ['2.x: 502', sdkHttpError(502, 'Error POSTing to endpoint: bad gateway'), 'http', 'flaky'],
+    ['2.x: 400', sdkHttpError(400, 'Error POSTing to endpoint: bad request'), 'http', 'call'],
+    [
+      '2.x: a request timeout',
+      Object.assign(new Error('Request timed out'), { code: 'REQUEST_TIMEOUT' }),
       'http',
       'call',
     ],

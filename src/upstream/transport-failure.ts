@@ -40,8 +40,9 @@ export function classifyTransportError(error: unknown, protocol: 'http' | 'sse')
   if (links.some((e) => typeof e.code === 'string' && NETWORK_CODES.has(e.code))) return 'lost';
   if (NETWORK_TEXT.test(text)) return 'lost';
   if (SESSION_GONE_TEXT.test(text)) return 'lost';
-  // StreamableHTTPError carries the HTTP status as its code.
-  const status = links[0]?.code;
+  // 2.x's SdkHttpError carries the HTTP status as `status` (1.x's StreamableHTTPError as its code).
+  const first = links[0] as { code?: unknown; status?: unknown } | undefined;
+  const status = typeof first?.status === 'number' ? first.status : first?.code;
   if (typeof status === 'number' && status === 404 && protocol === 'http') return 'lost';
   if (typeof status === 'number' && status >= 500 && status <= 599) return 'flaky';
   // The legacy SSE stream broke (the EventSource reports it before retrying).

@@ -54,6 +54,8 @@ export interface UpstreamConnection {
   start(): Promise<void>;
   stop(): Promise<void>;
   readonly connected: boolean;
+  /** The MCP version the last connect negotiated (2026-07-28, 2025-11-25, ...); unset before one. */
+  readonly protocolVersion?: string;
   tools(): readonly ToolInfo[];
   /**
    * Set from a tools/list_changed notice until the new list is read: a call waits for it, so
@@ -85,6 +87,8 @@ export interface ServerStatus {
   state: ServerState;
   tools: number;
   last_error?: string;
+  /** The MCP version negotiated with the server at its last connect (2026-07-28, 2025-11-25, ...). */
+  protocol_version?: string;
 }
 
 /**
