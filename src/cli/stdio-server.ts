@@ -1,8 +1,14 @@
-/** @module Runs `codemux stdio`: the MCP server over stdin/stdout, logs on stderr only. */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+/**
+ * @module Runs `codemux stdio`: the MCP server over stdin/stdout, logs on stderr only. The 2.x
+ * SDK's serveStdio serves a client of either protocol generation: the connection's first message
+ * decides (2026-07-28 envelope, or the 2025 `initialize`).
+ */
+import type { Server } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { logFormatFrom, logLevelFrom } from '../config/index.ts';
-import { ADMIN, createRuntime } from '../execution/index.ts';
-import { createCodeModeServer, createMcpServer } from '../mcp/index.ts';
+import { createRuntime } from '../execution/index.ts';
+import { createEraServer } from '../mcp/era-server.ts';
+import { EraStdioTransport } from '../mcp/era-stdio-transport.ts';
 import { createLogger } from '../util/logger.ts';
 import { loadConfigOrExit } from './load-config.ts';
 
@@ -31,27 +37,54 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
     oauth: oauthOf(store, config),
     ...(flags.codemode ? {} : { codeToolStore: store.codeTools }),
   });
-  const server = flags.codemode
-    ? createCodeModeServer(runtime)
-    : createMcpServer(runtime, ADMIN, { startupWaitMs: config.startupWaitMs });
-  runtime.codeTools?.on('changed', () => void server.sendToolListChanged().catch(() => {}));
-  const transport = new StdioServerTransport();
+  const dialect = flags.codemode ? 'codemode' : 'default';
+  let startup: Promise<void> | undefined;
+  const startupWaitMs =
+    dialect === 'default'
+      ? () => (startup ??= runtime.registry.whenSettled(config.startupWaitMs))
+      : undefined;
+  // The instance serving the connection (and a discarded server/discover probe's, briefly).
+  const instances = new Set<Server>();
+  const announce = () => {
+    for (const server of instances) void server.sendToolListChanged().catch(() => {});
+  };
+  if (dialect === 'default') {
+    runtime.registry.on('tools', announce);
+    runtime.codeTools?.on('changed', announce);
+  }
   let closing = false;
+  let connection: { close(): Promise<void> } | undefined;
   const shutdown = async (why: string) => {
     if (closing) return;
     closing = true;
     logger.info({ why }, 'codemux stdio stopping');
-    await server.close().catch(() => {});
+    await connection?.close().catch(() => {});
     await runtime.stop();
     await store.close();
     process.exit(0);
   };
-  transport.onclose = () => void shutdown('client closed stdin');
   process.stdin.on('end', () => void shutdown('stdin ended'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   await runtime.start();
-  await server.connect(transport);
+  const transport = new EraStdioTransport();
+  connection = await serveStdio(
+    (context) => {
+      const server = createEraServer(runtime, dialect, context, { startupWaitMs });
+      instances.add(server);
+      transport.legacy = context.era === 'legacy';
+      const closed = server.onclose;
+      server.onclose = () => {
+        instances.delete(server);
+        closed?.();
+      };
+      return server;
+    },
+    {
+      transport,
+      onerror: (error) => logger.debug({ err: error.message }, 'stdio message refused'),
+    },
+  );
   logger.info(
     { config: config.path, servers: config.servers.map((s) => s.name) },
     'codemux stdio ready',

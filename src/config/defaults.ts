@@ -215,3 +215,9 @@ export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
 export const OAUTH_REFRESH_LEAD_MS = 60_000;
 /** After a refresh that failed for a passing reason (network, 5xx), the next try. */
 export const OAUTH_REFRESH_RETRY_MS = 15_000;
+/**
+ * How long a 2026-07-28 client may reuse codemux's tools/list (its `ttlMs`, with `cacheScope:
+ * "private"`: the list depends on the caller's token). A change is announced at once to clients
+ * listening on `subscriptions/listen`; the others see it within this time.
+ */
+export const TOOLS_LIST_TTL_MS = 60_000;

@@ -2,7 +2,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Runtime } from '../execution/index.ts';
-import { createCodeModeServer } from '../mcp/index.ts';
 import type { TokenStore } from '../store/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { createApp } from './app.ts';
@@ -39,7 +38,7 @@ export class HttpGateway {
     const eventBudget = new EventBudget();
     this.sessions = new McpSessions(options.runtime, options.logger, { eventBudget });
     this.codeModeSessions = new McpSessions(options.runtime, options.logger, {
-      createServer: createCodeModeServer,
+      dialect: 'codemode',
       endpoint: '/mcp/codemode',
       messagesPath: '/mcp/codemode/messages',
       eventBudget,

@@ -11,11 +11,13 @@ import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller, Runtime } from '../execution/index.ts';
-import { createMcpServer, toAuthInfo } from '../mcp/index.ts';
+import type { Dialect } from '../mcp/dialects.ts';
+import { createDialectServer, toAuthInfo } from '../mcp/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { EventBudget } from './event-budget.ts';
 import { MemoryEventStore, SSE_RETRY_MS } from './event-store.ts';
 import { answersInJson, jsonAnswers } from './json-answers.ts';
+import { ModernMcp } from './modern-mcp.ts';
 
 export const SESSION_IDLE_MS = 30 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
@@ -39,8 +41,8 @@ const jsonRpcError = (status: number, message: string, code = -32000, data?: unk
 export const TOO_MANY_SESSIONS = 'TOO_MANY_SESSIONS';
 
 export interface McpSessionsOptions {
-  /** Makes the SDK server of each new session (code_execution, or execute for code mode). */
-  createServer?: (runtime: Runtime, caller: Caller) => Server;
+  /** code_execution and the code tools (default), or `execute` alone (code mode). */
+  dialect?: Dialect;
   /** Where the Streamable HTTP endpoint is, for messages. */
   endpoint?: string;
   /** Where legacy SSE clients POST their messages. */
@@ -100,7 +102,9 @@ export class McpSessions {
   private readonly sweeper: NodeJS.Timeout;
   /** Fixed at start: session ids already handed out keep naming this instance. */
   private readonly instanceId: string;
-  private readonly createServer: (runtime: Runtime, caller: Caller) => Server;
+  private readonly dialect: Dialect;
+  /** Session-less 2026-07-28 requests. */
+  private readonly modern: ModernMcp;
   private readonly endpoint: string;
   private readonly messagesPath: string;
   private readonly eventBudget: EventBudget;
@@ -112,8 +116,8 @@ export class McpSessions {
     private readonly logger: Logger,
     options: McpSessionsOptions = {},
   ) {
-    const createServer = options.createServer ?? createMcpServer;
-    this.createServer = createServer;
+    this.dialect = options.dialect ?? 'default';
+    this.modern = new ModernMcp(runtime, this.dialect, logger);
     this.endpoint = options.endpoint ?? '/mcp';
     this.messagesPath = options.messagesPath ?? '/messages';
     this.eventBudget = options.eventBudget ?? new EventBudget();
@@ -127,7 +131,7 @@ export class McpSessions {
     };
     runtime.registry.on('tools', announce);
     // Code tools are listed beside code_execution (not on the code mode route).
-    if (createServer === createMcpServer) runtime.codeTools?.on('changed', announce);
+    if (this.dialect === 'default') runtime.codeTools?.on('changed', announce);
   }
 
   get size(): number {
@@ -162,6 +166,9 @@ export class McpSessions {
     } catch {
       return jsonRpcError(400, 'Parse error: the body is not JSON');
     }
+    // A request with the 2026-07-28 envelope has no session: any instance answers it.
+    if (await ModernMcp.claims(request, body))
+      return this.modern.fetch(request, { authInfo: auth, parsedBody: body });
     const messages = Array.isArray(body) ? body : [body];
     if (!messages.some(isInitializeRequest)) {
       return jsonRpcError(400, 'Bad Request: no mcp-session-id; POST initialize first');
@@ -195,7 +202,7 @@ export class McpSessions {
     auth: ReturnType<typeof toAuthInfo>,
     body: unknown,
   ): Promise<Response> {
-    const server = this.createServer(this.runtime, caller);
+    const server = createDialectServer(this.runtime, this.dialect, caller);
     const events = new MemoryEventStore(this.eventBudget);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => newSessionId(this.instanceId),
@@ -264,7 +271,7 @@ export class McpSessions {
   async openSse(res: ServerResponse, caller: Caller): Promise<Response | undefined> {
     const full = this.refuseWhenFull();
     if (full) return full;
-    const server = this.createServer(this.runtime, caller);
+    const server = createDialectServer(this.runtime, this.dialect, caller);
     const transport = new SSEServerTransport(this.messagesPath, res);
     // The SDK makes a bare UUID; the endpoint it announces on start carries this one instead.
     (transport as unknown as { _sessionId: string })._sessionId = newSessionId(this.instanceId);
@@ -314,6 +321,7 @@ export class McpSessions {
   /** Closes every session; idempotent. */
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
+    await this.modern.close().catch(() => {});
     await Promise.all([...this.sessions.keys()].map((id) => this.end(id)));
   }
 }

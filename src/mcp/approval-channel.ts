@@ -4,7 +4,8 @@
  * kept alive with progress notifications when it carries a progressToken.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { CallerChannel } from '../execution/index.ts';
+import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { CallerChannel, Decision } from '../execution/index.ts';
 import type { ApprovalRecord } from '../store/index.ts';
 import type { ToolsCallExtra } from './tools-call.ts';
 
@@ -12,7 +13,7 @@ import type { ToolsCallExtra } from './tools-call.ts';
 const MESSAGE_ARGS_CHARS = 4_000;
 
 /** The one field the form asks for. */
-const DECISION_SCHEMA = {
+export const DECISION_SCHEMA = {
   type: 'object' as const,
   properties: {
     decision: {
@@ -37,35 +38,71 @@ export function elicitationMessage(approval: ApprovalRecord): string {
   ].join('\n');
 }
 
+/** How a server puts one elicitation to its client (either SDK's elicitInput). */
+export type Elicit = (
+  params: {
+    mode: 'form';
+    message: string;
+    requestedSchema: typeof DECISION_SCHEMA;
+  },
+  signal: AbortSignal,
+  timeoutMs: number,
+) => Promise<{ action: string; content?: Record<string, unknown> }>;
+
+/** Asks the client's user with `elicitation/create` (form mode): approve or deny. */
+export function elicitationChannel(elicit: Elicit, timeoutMs: () => number): CallerChannel {
+  return {
+    ask: async (approval, signal) => {
+      const answer = await elicit(
+        { mode: 'form', message: elicitationMessage(approval), requestedSchema: DECISION_SCHEMA },
+        signal,
+        timeoutMs(),
+      );
+      return { decision: decisionOf(answer), by: 'the MCP client (elicitation)' };
+    },
+  };
+}
+
+/** A form answer as a decision: only an accepted "approve" approves. */
+export function decisionOf(answer: {
+  action: string;
+  content?: Record<string, unknown>;
+}): Decision {
+  return answer.action === 'accept' && answer.content?.decision === 'approve' ? 'approve' : 'deny';
+}
+
 /** The channel of one tools/call request on `server`. */
 export function mcpApprovalChannel(
   server: Server,
   extra: ToolsCallExtra,
   timeoutMs: () => number,
 ): CallerChannel {
-  const channel: CallerChannel = {};
-  if (server.getClientCapabilities()?.elicitation) {
-    channel.ask = async (approval, signal) => {
-      const answer = await server.elicitInput(
-        { mode: 'form', message: elicitationMessage(approval), requestedSchema: DECISION_SCHEMA },
-        // On the tool call's own stream; given up when another channel decides first.
-        { relatedRequestId: extra.requestId, signal, timeout: timeoutMs() },
-      );
-      const approved = answer.action === 'accept' && answer.content?.decision === 'approve';
-      return { decision: approved ? 'approve' : 'deny', by: 'the MCP client (elicitation)' };
-    };
-  }
-  const token = extra._meta?.progressToken;
-  const notify = extra.sendNotification;
-  if (token !== undefined && notify) {
-    let progress = 0;
-    channel.progress = (message) => {
+  const channel: CallerChannel = server.getClientCapabilities()?.elicitation
+    ? elicitationChannel(
+        (params, signal, timeout) =>
+          // On the tool call's own stream; given up when another channel decides first.
+          server.elicitInput(params, { relatedRequestId: extra.requestId, signal, timeout }),
+        timeoutMs,
+      )
+    : {};
+  const progress = progressChannel(extra._meta?.progressToken, extra.sendNotification);
+  return { ...channel, ...progress };
+}
+
+/** Progress notifications on the request's own stream, when the request carries a progressToken. */
+export function progressChannel(
+  token: string | number | undefined,
+  notify: ((notification: ServerNotification) => Promise<void>) | undefined,
+): CallerChannel {
+  if (token === undefined || !notify) return {};
+  let progress = 0;
+  return {
+    progress: (message) => {
       progress++;
       notify({
         method: 'notifications/progress',
         params: { progressToken: token, progress, message },
       }).catch(() => {});
-    };
-  }
-  return channel;
+    },
+  };
 }

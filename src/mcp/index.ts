@@ -11,7 +11,6 @@ export {
   toCallToolResult,
 } from './code-execution-tool.ts';
 export { codeToolDefinition, toCodeToolResult, visibleCodeTools } from './code-tool.ts';
-export { createCodeModeServer } from './codemode-server.ts';
 export {
   EXECUTE_INPUT_SCHEMA,
   EXECUTE_TOOL,
@@ -19,4 +18,5 @@ export {
   toExecuteResult,
 } from './execute-tool.ts';
 export { RECONNECTION_PROBE_TOOL } from './reconnection-probe.ts';
-export { createMcpServer, visibleServers } from './server.ts';
+export { createCodeModeServer, createDialectServer, createMcpServer } from './server.ts';
+export { visibleServers } from './visible-servers.ts';

@@ -1,0 +1,45 @@
+/**
+ * @module The 2026-07-28 leg of an MCP endpoint: a request that carries the per-request `_meta`
+ * envelope is served by the 2.x SDK's `createMcpHandler`, one server instance per request, with no
+ * session: any instance of a cluster can answer any request. `tools/list_changed` reaches clients
+ * on their `subscriptions/listen` streams. 2025-era traffic keeps its sessions (mcp-sessions.ts).
+ */
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import type { Runtime } from '../execution/index.ts';
+import type { Dialect } from '../mcp/dialects.ts';
+import { createEraServer } from '../mcp/era-server.ts';
+import type { Logger } from '../util/logger.ts';
+
+export class ModernMcp {
+  private readonly handler: McpHttpHandler;
+
+  constructor(runtime: Runtime, dialect: Dialect, logger: Logger) {
+    this.handler = createMcpHandler((context) => createEraServer(runtime, dialect, context), {
+      legacy: 'reject',
+      onerror: (error) => logger.debug({ err: error.message }, 'mcp 2026-07-28 request refused'),
+    });
+    const announce = () => this.handler.notify.toolsChanged();
+    runtime.registry.on('tools', announce);
+    // Code tools are listed beside code_execution (not on the code mode route).
+    if (dialect === 'default') runtime.codeTools?.on('changed', announce);
+  }
+
+  /** Whether a session-less POST with this parsed body is 2026-07-28 traffic (the SDK's own routing rule). */
+  static claims(request: Request, body: unknown): Promise<boolean> {
+    return isLegacyRequest(request, body).then((legacy) => !legacy);
+  }
+
+  /** Serves one 2026-07-28 request. */
+  fetch(request: Request, options: { authInfo: unknown; parsedBody: unknown }): Promise<Response> {
+    return this.handler.fetch(request, options as Parameters<McpHttpHandler['fetch']>[1]);
+  }
+
+  /** Ends open subscription streams and requests in flight. */
+  close(): Promise<void> {
+    return this.handler.close();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * @module The two MCP dialects codemux serves, apart from any SDK: what `tools/list` answers and
+ * what a `tools/call` runs, for one caller. The sessionful 2025 server (sdk 1.x, server.ts and
+ * codemode-server.ts) and the 2026-07-28 server (sdk 2.x, era-server.ts) both answer with these,
+ * so the two protocol generations can never offer different tools or run them differently.
+ */
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type Caller,
+  type CallerChannel,
+  ExecuteRefusal,
+  featureDisabled,
+  type Runtime,
+} from '../execution/index.ts';
+import {
+  CODE_EXECUTION_TOOL,
+  codeExecutionTool,
+  disabledCodeExecutionTool,
+  toCallToolResult,
+} from './code-execution-tool.ts';
+import { codeToolDefinition, toCodeToolResult, visibleCodeTools } from './code-tool.ts';
+import { EXECUTE_TOOL, executeTool, toExecuteResult } from './execute-tool.ts';
+import { RECONNECTION_PROBE_TOOL, reconnectionProbe } from './reconnection-probe.ts';
+import type { ToolsCallParams } from './tools-call.ts';
+import { visibleServers } from './visible-servers.ts';
+
+/** `code_execution` and the code tools, or code mode's single `execute`. */
+export type Dialect = 'default' | 'codemode';
+
+/** JSON-RPC InvalidParams: an unknown tool on the default dialect. */
+const INVALID_PARAMS = -32602;
+/** Arion's JSON-RPC code for a tool name that is not `execute`. */
+export const TOOL_NOT_FOUND = -32002;
+
+/**
+ * Marks code mode's "not found" in an error's data: the 2.x SDK sends -32002 as -32602 (the
+ * 2026-07-28 spec reuses -32002), and a 2025 stdio connection takes it back to Arion's -32002.
+ */
+export const TOOL_NOT_FOUND_DATA = { codemux: 'tool_not_found' } as const;
+
+/** A JSON-RPC error a handler throws; both SDKs answer it with its own code and message. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** What one tools/call brings besides its params. */
+export interface DialectCall {
+  caller: Caller;
+  channel: CallerChannel;
+  signal?: AbortSignal;
+  /** Closes the call's SSE stream (a 2025 Streamable HTTP session with an event store). */
+  closeSSEStream?: () => void;
+}
+
+/** The tools `caller` sees on `dialect`, in a stable order (code_execution or execute first, code tools by name). */
+export function listDialectTools(runtime: Runtime, dialect: Dialect, caller: Caller): Tool[] {
+  const config = runtime.config();
+  if (dialect === 'codemode') {
+    const disabled = config.codeExecution.enabled
+      ? undefined
+      : featureDisabled(config, caller).message;
+    return [executeTool(disabled)];
+  }
+  const tool = config.codeExecution.enabled
+    ? codeExecutionTool(visibleServers(runtime, caller), config.descriptionBudgetTokens)
+    : disabledCodeExecutionTool(featureDisabled(config, caller).message);
+  return [tool, ...visibleCodeTools(runtime, caller).map(codeToolDefinition)];
+}
+
+/** Runs one tools/call of `dialect`; a refusal of the call itself throws an RpcError. */
+export async function callDialectTool(
+  runtime: Runtime,
+  dialect: Dialect,
+  params: ToolsCallParams,
+  call: DialectCall,
+): Promise<CallToolResult> {
+  const { caller, channel, signal } = call;
+  if (dialect === 'codemode') {
+    if (params.name !== EXECUTE_TOOL)
+      throw new RpcError(TOOL_NOT_FOUND, `Tool '${params.name}' not found`, TOOL_NOT_FOUND_DATA);
+    try {
+      const outcome = await runtime.execute.execute(params.arguments, caller, { channel, signal });
+      return toExecuteResult(outcome);
+    } catch (error) {
+      if (error instanceof ExecuteRefusal) throw new RpcError(error.code, error.message);
+      throw error;
+    }
+  }
+  if (params.name === RECONNECTION_PROBE_TOOL) return reconnectionProbe(call);
+  if (params.name === CODE_EXECUTION_TOOL) {
+    const result = await runtime.service.execute(params.arguments, caller, { channel, signal });
+    return toCallToolResult(result);
+  }
+  const codeTool = runtime.codeTools?.find(params.name);
+  // A disabled feature answers FEATURE_DISABLED for a tool that exists, as code_execution does.
+  if (codeTool && (caller.kind === 'admin' || caller.codeTools?.includes(codeTool.name))) {
+    const result = await runtime.service.runCodeTool(codeTool, params.arguments, caller, {
+      channel,
+      signal,
+    });
+    return toCodeToolResult(result);
+  }
+  throw new RpcError(
+    INVALID_PARAMS,
+    `Tool '${params.name}' not found; codemux offers ${CODE_EXECUTION_TOOL} and the code tools tools/list shows`,
+  );
+}

@@ -1,0 +1,86 @@
+/**
+ * @module The MCP server of the 2.x SDK (`@modelcontextprotocol/server`), which speaks both
+ * protocol generations: 2026-07-28 (no session; one instance per HTTP request, or per stdio
+ * connection) and 2025-11-25 and older (an `initialize`d stdio connection). It answers with
+ * the same dialects as the sessionful server (dialects.ts).
+ */
+import {
+  type McpRequestContext,
+  ProtocolError,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { TOOLS_LIST_TTL_MS } from '../config/defaults.ts';
+import { ADMIN, type Caller, type CallerChannel, type Runtime } from '../execution/index.ts';
+import { elicitationChannel, progressChannel } from './approval-channel.ts';
+import { callerOf } from './caller.ts';
+import { callDialectTool, type Dialect, listDialectTools, RpcError } from './dialects.ts';
+import { SERVER_INFO } from './server.ts';
+import { toolsCallParams } from './tools-call.ts';
+import { forwardUpstreamLogs, type LogTarget } from './upstream-logs.ts';
+
+export interface EraServerOptions {
+  /** The first tools/list waits up to this long for servers still connecting (stdio). */
+  startupWaitMs?: () => Promise<void>;
+  /** Approval channel of a 2026-07-28 call (input_required); none: the call waits for REST, the dashboard or the CLI. */
+  modernChannel?: (ctx: ServerContext, caller: Caller) => CallerChannel;
+}
+
+/** The caller the HTTP surface attached to this request (stdio: the administrator). */
+function callerOfContext(ctx: McpRequestContext): Caller {
+  return ctx.authInfo ? callerOf({ authInfo: ctx.authInfo }) : ADMIN;
+}
+
+/** A server instance of `dialect` for the era and caller `context` names (an McpServerFactory). */
+export function createEraServer(
+  runtime: Runtime,
+  dialect: Dialect,
+  context: McpRequestContext,
+  options: EraServerOptions = {},
+): Server {
+  const caller = callerOfContext(context);
+  const server = new Server(SERVER_INFO[dialect], {
+    capabilities: {
+      tools: dialect === 'default' ? { listChanged: true } : {},
+      ...(context.era === 'legacy' ? { logging: {} } : {}),
+    },
+    // The list depends on the caller's token: only that caller may reuse it.
+    cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
+  });
+  if (context.era === 'legacy')
+    forwardUpstreamLogs(server as unknown as LogTarget, runtime, caller);
+  server.setRequestHandler('tools/list', async () => {
+    await options.startupWaitMs?.();
+    return { tools: listDialectTools(runtime, dialect, caller) as never };
+  });
+  const approvalTimeout = () => runtime.config().toolPolicy.approvalTimeoutMs;
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const progress = progressChannel(
+      ctx.mcpReq._meta?.progressToken,
+      ctx.mcpReq.notify as (n: unknown) => Promise<void>,
+    );
+    const channel =
+      context.era === 'legacy'
+        ? {
+            ...progress,
+            ...(server.getClientCapabilities()?.elicitation
+              ? elicitationChannel(
+                  (params, signal, timeout) => ctx.mcpReq.elicitInput(params, { signal, timeout }),
+                  approvalTimeout,
+                )
+              : {}),
+          }
+        : { ...progress, ...options.modernChannel?.(ctx, caller) };
+    try {
+      return (await callDialectTool(runtime, dialect, toolsCallParams(request.params), {
+        caller,
+        channel,
+        signal: ctx.mcpReq.signal,
+      })) as never;
+    } catch (error) {
+      if (error instanceof RpcError) throw new ProtocolError(error.code, error.message, error.data);
+      throw error;
+    }
+  });
+  return server;
+}
