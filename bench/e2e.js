@@ -6,6 +6,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttp,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -254,6 +258,28 @@ try {
     PER_ROUND,
     ROUNDS,
   );
+  // The same execution from a 2026-07-28 client (no session: a server instance per request)
+  // beside the 2025 session above, in latency and in gateway CPU.
+  const modern = new ModernClient(
+    { name: 'bench-modern', version: '1' },
+    { versionNegotiation: { mode: 'auto' } },
+  );
+  await modern.connect(new ModernHttp(new URL(`http://127.0.0.1:${on.port}/mcp`)));
+  clientsToClose.push(modern);
+  for (let i = 0; i < 300; i++) await exec(modern, '1');
+  const [trivialModern, trivialSession] = await sideBySide(
+    [() => exec(modern, '1'), () => exec(codeHttp, '1')],
+    PER_ROUND,
+    ROUNDS,
+  );
+  const cpuModern = [];
+  const cpuSession = [];
+  for (let r = 0; r < CPU_ROUNDS; r++) {
+    cpuModern.push(await cpuPer(() => exec(modern, '1'), gatewayOn.pid, perRound));
+    cpuSession.push(await cpuPer(() => exec(codeHttp, '1'), gatewayOn.pid, perRound));
+  }
+  const cpuStateless = median(cpuModern);
+  const cpuSessionful = median(cpuSession);
   const [trivialStdio, echoEverything] = await sideBySide(
     [
       () => exec(codeStdio, '1'),
@@ -312,6 +338,13 @@ try {
     `MCP ping, same session ${fmt(ping)} (${ratio(trivialHttp, ping)})`,
     '<= 1.5x',
     trivialHttp <= 1.5 * ping,
+  );
+  report(
+    'trivial code_execution, 2026-07-28 client (stateless)',
+    fmt(trivialModern),
+    `2025 session ${fmt(trivialSession)} (${ratio(trivialModern, trivialSession)}); gateway CPU ${fmt(cpuStateless)} vs ${fmt(cpuSessionful)} (${ratio(cpuStateless, cpuSessionful)})`,
+    'cheaper than the session',
+    cpuStateless <= cpuSessionful,
   );
   report(
     'trivial code_execution over codemux stdio',

@@ -14,6 +14,11 @@ import type { Dialect } from '../mcp/dialects.ts';
 import { createEraServer } from '../mcp/era-server.ts';
 import type { Logger } from '../util/logger.ts';
 
+/** Where a 2026-07-28 request names its protocol version (`_meta`). */
+const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+/** The first revision of the per-request envelope. */
+const FIRST_MODERN_VERSION = '2026-07-28';
+
 export class ModernMcp {
   private readonly handler: McpHttpHandler;
 
@@ -28,9 +33,21 @@ export class ModernMcp {
     if (dialect === 'default') runtime.codeTools?.on('changed', announce);
   }
 
-  /** Whether a session-less POST with this parsed body is 2026-07-28 traffic (the SDK's own routing rule). */
-  static claims(request: Request, body: unknown): Promise<boolean> {
-    return isLegacyRequest(request, body).then((legacy) => !legacy);
+  /**
+   * Whether a session-less POST with this parsed body goes to the 2026-07-28 handler: it claims
+   * the envelope (a `_meta` protocol version in one of its messages, or a 2026 or later
+   * MCP-Protocol-Version header). That is the SDK's own rule (isLegacyRequest is false exactly
+   * for these); checked here on the body already parsed, it is not paid twice per request. The
+   * handler answers a malformed claim itself.
+   */
+  static claims(request: Request, body: unknown): boolean {
+    const header = request.headers.get('mcp-protocol-version');
+    if (header !== null && header >= FIRST_MODERN_VERSION) return true;
+    const messages = Array.isArray(body) ? body : [body];
+    return messages.some((m) => {
+      const meta = (m as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
+      return typeof meta === 'object' && meta !== null && meta[VERSION_KEY] !== undefined;
+    });
   }
 
   /** Serves one 2026-07-28 request. */
