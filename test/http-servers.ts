@@ -30,9 +30,22 @@ export interface RunningServer {
 }
 
 /** Spawns server-everything with `transport` and waits until its port answers. */
-export async function startEverything(transport: 'streamableHttp' | 'sse'): Promise<RunningServer> {
+export function startEverything(transport: 'streamableHttp' | 'sse'): Promise<RunningServer> {
+  return startListening(
+    [ENTRY, transport],
+    `server-everything (${transport})`,
+    transport === 'sse' ? '/sse' : '/mcp',
+  );
+}
+
+/** Spawns `node args` with a free PORT in its environment and waits until that port answers. */
+export async function startListening(
+  args: string[],
+  name: string,
+  path: string,
+): Promise<RunningServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [ENTRY, transport], {
+  const child: ChildProcess = spawn(process.execPath, args, {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -46,12 +59,11 @@ export async function startEverything(transport: 'streamableHttp' | 'sse'): Prom
       socket.on('error', () => resolve(false));
     });
     if (open) break;
-    if (Date.now() > deadline)
-      throw new Error(`server-everything (${transport}) did not listen on ${port}`);
+    if (Date.now() > deadline) throw new Error(`${name} did not listen on ${port}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
-    url: `http://127.0.0.1:${port}${transport === 'sse' ? '/sse' : '/mcp'}`,
+    url: `http://127.0.0.1:${port}${path}`,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

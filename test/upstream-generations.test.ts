@@ -5,47 +5,19 @@
  * negotiated version shows in the status; a 2026 server's tool changes still arrive; a 2026
  * server that is killed is reconnected and probed again.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from './gateway.ts';
 import { ROOT, runCli, SERVERS, writeConfig } from './helpers.ts';
-import { freePort, type RunningServer, startEverything } from './http-servers.ts';
+import { type RunningServer, startEverything, startListening } from './http-servers.ts';
 
 const MODERN = path.join(ROOT, 'test', 'fixtures', 'modern-server.mjs');
 const MODERN_HTTP = path.join(ROOT, 'test', 'fixtures', 'modern-http-server.mjs');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts modern-http-server.mjs on a free port and waits until it listens. */
-async function startModernHttp(): Promise<RunningServer> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [MODERN_HTTP], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => {
-        socket.end();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (open) break;
-    if (Date.now() > deadline) throw new Error(`modern-http-server did not listen on ${port}`);
-    await sleep(50);
-  }
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+function startModernHttp(): Promise<RunningServer> {
+  return startListening([MODERN_HTTP], 'modern-http-server', '/mcp');
 }
 
 let gateway: RunningGateway;
