@@ -39,7 +39,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   });
   const dialect = flags.codemode ? 'codemode' : 'default';
   let startup: Promise<void> | undefined;
-  const startupWaitMs =
+  const whenSettled =
     dialect === 'default'
       ? () => (startup ??= runtime.registry.whenSettled(config.startupWaitMs))
       : undefined;
@@ -70,7 +70,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   const transport = new EraStdioTransport();
   connection = await serveStdio(
     (context) => {
-      const server = createEraServer(runtime, dialect, context, { startupWaitMs });
+      const server = createEraServer(runtime, dialect, context, { whenSettled });
       instances.add(server);
       transport.legacy = context.era === 'legacy';
       const closed = server.onclose;

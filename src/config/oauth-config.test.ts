@@ -23,7 +23,6 @@ describe('a server\'s "oauth"', () => {
       {
         oauth: {
           client_id: 'codemux-app',
-          // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VAR} syntax
           client_secret: '${GH_SECRET}',
           scopes: ['repo', 'read:user'],
           redirect_uri: 'https://codemux.example.com/oauth/callback',

@@ -4,11 +4,7 @@
  * session: any instance of a cluster can answer any request. `tools/list_changed` reaches clients
  * on their `subscriptions/listen` streams. 2025-era traffic keeps its sessions (mcp-sessions.ts).
  */
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  type McpHttpHandler,
-} from '@modelcontextprotocol/server';
+import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Runtime } from '../execution/index.ts';
 import type { Dialect } from '../mcp/dialects.ts';
 import { createEraServer } from '../mcp/era-server.ts';

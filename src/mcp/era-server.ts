@@ -4,12 +4,7 @@
  * connection) and 2025-11-25 and older (an `initialize`d stdio connection). It answers with
  * the same dialects as the sessionful server (dialects.ts).
  */
-import {
-  type McpRequestContext,
-  ProtocolError,
-  Server,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import { type McpRequestContext, ProtocolError, Server } from '@modelcontextprotocol/server';
 import { TOOLS_LIST_TTL_MS } from '../config/defaults.ts';
 import { ADMIN, type Caller, type CallerChannel, type Runtime } from '../execution/index.ts';
 import { elicitationChannel, progressChannel } from './approval-channel.ts';
@@ -20,10 +15,8 @@ import { toolsCallParams } from './tools-call.ts';
 import { forwardUpstreamLogs, type LogTarget } from './upstream-logs.ts';
 
 export interface EraServerOptions {
-  /** The first tools/list waits up to this long for servers still connecting (stdio). */
-  startupWaitMs?: () => Promise<void>;
-  /** Approval channel of a 2026-07-28 call (input_required); none: the call waits for REST, the dashboard or the CLI. */
-  modernChannel?: (ctx: ServerContext, caller: Caller) => CallerChannel;
+  /** What tools/list waits for first: servers still connecting, at most startup_wait_ms (stdio). */
+  whenSettled?: () => Promise<void>;
 }
 
 /** The caller the HTTP surface attached to this request (stdio: the administrator). */
@@ -50,7 +43,7 @@ export function createEraServer(
   if (context.era === 'legacy')
     forwardUpstreamLogs(server as unknown as LogTarget, runtime, caller);
   server.setRequestHandler('tools/list', async () => {
-    await options.startupWaitMs?.();
+    await options.whenSettled?.();
     return { tools: listDialectTools(runtime, dialect, caller) as never };
   });
   const approvalTimeout = () => runtime.config().toolPolicy.approvalTimeoutMs;
@@ -59,18 +52,18 @@ export function createEraServer(
       ctx.mcpReq._meta?.progressToken,
       ctx.mcpReq.notify as (n: unknown) => Promise<void>,
     );
-    const channel =
-      context.era === 'legacy'
-        ? {
-            ...progress,
-            ...(server.getClientCapabilities()?.elicitation
-              ? elicitationChannel(
-                  (params, signal, timeout) => ctx.mcpReq.elicitInput(params, { signal, timeout }),
-                  approvalTimeout,
-                )
-              : {}),
-          }
-        : { ...progress, ...options.modernChannel?.(ctx, caller) };
+    // A 2025 client that declared elicitation is asked to approve a held call; a 2026 one is
+    // not asked in-band yet (input_required): its call waits for REST, the dashboard or the CLI.
+    const asks = context.era === 'legacy' && server.getClientCapabilities()?.elicitation;
+    const channel: CallerChannel = {
+      ...progress,
+      ...(asks
+        ? elicitationChannel(
+            (params, signal, timeout) => ctx.mcpReq.elicitInput(params, { signal, timeout }),
+            approvalTimeout,
+          )
+        : {}),
+    };
     try {
       return (await callDialectTool(runtime, dialect, toolsCallParams(request.params), {
         caller,
