@@ -1,4 +1,6 @@
 /** @module Wires one running codemux: config -> upstream registry + sandbox pool -> execution service. */
+
+import { randomBytes } from 'node:crypto';
 import { Catalog, type ToolEntry } from '../catalog/index.ts';
 import { CodeTools } from '../codetools/index.ts';
 import { OAUTH_CALLBACK_PATH } from '../config/defaults.ts';
@@ -13,12 +15,14 @@ import type {
 } from '../store/index.ts';
 import { type ClusterSlots, UpstreamOAuth, UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
-import type { SecretBox } from '../util/secret-box.ts';
+import { SECRET_KEY_BYTES, SecretBox } from '../util/secret-box.ts';
 import { ActivityLog } from './activity-log.ts';
 import { ActivityRecorder } from './activity-recorder.ts';
 import { DrainingExecutor } from './drain.ts';
 import { ExecuteService } from './execute-service.ts';
 import { Approvals } from './policy/approvals.ts';
+import { HeldRuns } from './policy/held-runs.ts';
+import { memoryApprovalStore } from './policy/memory-approval-store.ts';
 import { ExecutionService } from './service.ts';
 import { ToolPins } from './tool-pins.ts';
 
@@ -39,6 +43,13 @@ export interface Runtime {
   pins: ToolPins;
   /** Calls held under tool_policy `ask`, and their decisions. */
   approvals: Approvals;
+  /** Programs held in place on an approval for a caller answered later (input_required). */
+  heldRuns: HeldRuns;
+  /**
+   * Seals what a client carries between requests (a 2026-07-28 `requestState`): the store's
+   * secret key, shared by every instance; without a store, a key of this process alone.
+   */
+  secretBox: () => SecretBox;
   /** Upstream OAuth (sign-in, tokens), when the runtime has a store for it. */
   oauth?: UpstreamOAuth;
   /** Starts the warm sandbox workers; in live mode also connects every server (not awaited). */
@@ -169,7 +180,21 @@ export function createRuntime(
     recorder && options.activityStore
       ? new ActivityLog(recorder, options.activityStore)
       : undefined;
-  const approvals = new Approvals(() => config.instanceId, logger, options.approvalStore);
+  const approvalStore = options.approvalStore ?? memoryApprovalStore();
+  const approvals = new Approvals(() => config.instanceId, logger, approvalStore);
+  let ownBox: SecretBox | undefined;
+  const secretBox =
+    options.oauth?.secretBox ??
+    (() => {
+      ownBox ??= new SecretBox(randomBytes(SECRET_KEY_BYTES));
+      return ownBox;
+    });
+  const heldRuns = new HeldRuns(
+    approvalStore,
+    () => config.instanceId,
+    () => config.toolPolicy.approvalTimeoutMs,
+    logger,
+  );
   const deps = {
     config: current,
     registry,
@@ -196,6 +221,8 @@ export function createRuntime(
     ...(activity ? { activity } : {}),
     pins,
     approvals,
+    heldRuns,
+    secretBox,
     ...(oauth ? { oauth } : {}),
     start: async () => {
       // Pins first: the first tool lists are judged against what the store holds.

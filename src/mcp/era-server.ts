@@ -10,8 +10,9 @@ import { ADMIN, type Caller, type CallerChannel, type Runtime } from '../executi
 import { elicitationChannel, progressChannel } from './approval-channel.ts';
 import { callerOf } from './caller.ts';
 import { callDialectTool, type Dialect, listDialectTools, RpcError } from './dialects.ts';
+import { callWithInputRequired, heldStateCodec } from './input-required.ts';
 import { SERVER_INFO } from './server.ts';
-import { toolsCallParams } from './tools-call.ts';
+import { type ToolsCallParams, toolsCallParams } from './tools-call.ts';
 import { forwardUpstreamLogs, type LogTarget } from './upstream-logs.ts';
 
 export interface EraServerOptions {
@@ -39,6 +40,8 @@ export function createEraServer(
     },
     // The list depends on the caller's token: only that caller may reuse it.
     cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
+    // A held call's state comes back sealed; anything else is refused with -32602.
+    requestState: { verify: heldStateCodec(runtime).open },
   });
   if (context.era === 'legacy')
     forwardUpstreamLogs(server as unknown as LogTarget, runtime, caller);
@@ -47,14 +50,30 @@ export function createEraServer(
     return { tools: listDialectTools(runtime, dialect, caller) as never };
   });
   const approvalTimeout = () => runtime.config().toolPolicy.approvalTimeoutMs;
+  const call = async (params: ToolsCallParams, channel: CallerChannel, signal?: AbortSignal) => {
+    try {
+      return await callDialectTool(runtime, dialect, params, { caller, channel, signal });
+    } catch (error) {
+      if (error instanceof RpcError) throw new ProtocolError(error.code, error.message, error.data);
+      throw error;
+    }
+  };
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const progress = progressChannel(
       ctx.mcpReq._meta?.progressToken,
       ctx.mcpReq.notify as (n: unknown) => Promise<void>,
     );
-    // A 2025 client that declared elicitation is asked to approve a held call; a 2026 one is
-    // not asked in-band yet (input_required): its call waits for REST, the dashboard or the CLI.
-    const asks = context.era === 'legacy' && server.getClientCapabilities()?.elicitation;
+    const elicits = server.getClientCapabilities()?.elicitation !== undefined;
+    const params = toolsCallParams(request.params);
+    if (context.era === 'modern' && elicits) {
+      // Asked with input_required: the program is held in place, the retry carries the answer.
+      return (await callWithInputRequired(runtime, params, ctx, caller, (held, signal) =>
+        call(params, { ...progress, ...held }, signal),
+      )) as never;
+    }
+    // A 2025 client that declared elicitation is asked on its connection; a 2026 one that did
+    // not declare it is not asked: its call waits for REST, the dashboard or the CLI.
+    const asks = context.era === 'legacy' && elicits;
     const channel: CallerChannel = {
       ...progress,
       ...(asks
@@ -64,16 +83,7 @@ export function createEraServer(
           )
         : {}),
     };
-    try {
-      return (await callDialectTool(runtime, dialect, toolsCallParams(request.params), {
-        caller,
-        channel,
-        signal: ctx.mcpReq.signal,
-      })) as never;
-    } catch (error) {
-      if (error instanceof RpcError) throw new ProtocolError(error.code, error.message, error.data);
-      throw error;
-    }
+    return (await call(params, channel, ctx.mcpReq.signal)) as never;
   });
   return server;
 }

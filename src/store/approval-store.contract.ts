@@ -1,6 +1,6 @@
 /** @module The approval store's contract suite: every implementation (SQLite, PostgreSQL) runs it. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApprovalRecord, ApprovalStore } from './types.ts';
+import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from './types.ts';
 
 export interface OpenedApprovals {
   approvals: ApprovalStore;
@@ -145,6 +145,34 @@ export function approvalStoreContract(label: string, open: () => Promise<OpenedA
       await new Promise((resolve) => setTimeout(resolve, 200));
       stop();
       expect(heard).toEqual([]);
+    });
+
+    it('keeps a held run, replaces it as it moves on, and trims it once expired', async () => {
+      const held: HeldRunRecord = {
+        id: 'run-1',
+        caller: 'token:ci',
+        instance_id: 'gw-1',
+        state: 'held',
+        approval_id: '50',
+        result: null,
+        updated_at: '2026-12-03T10:00:00.000Z',
+        expires_at: '2026-12-03T10:10:00.000Z',
+      };
+      await store.putRun(held);
+      expect(await store.getRun('run-1')).toEqual(held);
+      const done: HeldRunRecord = {
+        ...held,
+        state: 'done',
+        approval_id: null,
+        result: { content: [{ type: 'text', text: 'é' }], structuredContent: { ok: true } },
+        updated_at: '2026-12-03T10:01:00.000Z',
+      };
+      await store.putRun(done);
+      expect(await store.getRun('run-1')).toEqual(done);
+      expect(await store.getRun('run-2')).toBeUndefined();
+      expect(await store.trimRuns('2026-12-03T10:09:59.000Z')).toBe(0);
+      expect(await store.trimRuns('2026-12-03T10:10:00.001Z')).toBe(1);
+      expect(await store.getRun('run-1')).toBeUndefined();
     });
   });
 }

@@ -30,6 +30,7 @@ export {
   type CodeToolSettings,
   type CodeToolStore,
   type CodeToolVersion,
+  type HeldRunRecord,
   type OAuthCredentials,
   type OAuthCredentialsWrite,
   type OAuthFlow,

@@ -183,4 +183,23 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 8,
+    statements: [
+      // Programs of 2026-07-28 clients held on an approval (input_required): where the run
+      // stands, so the retried call can be answered by any instance. `result` is the
+      // tools/call result as JSON text once the run is done.
+      `CREATE TABLE held_runs (
+         id TEXT PRIMARY KEY,
+         caller TEXT NOT NULL,
+         instance_id TEXT NOT NULL,
+         state TEXT NOT NULL,
+         approval_id TEXT,
+         result TEXT,
+         updated_at TEXT NOT NULL,
+         expires_at TEXT NOT NULL
+       )`,
+      'CREATE INDEX held_runs_expires ON held_runs (expires_at)',
+    ],
+  },
 ];

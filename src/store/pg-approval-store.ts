@@ -2,6 +2,7 @@
  * @module Approvals in PostgreSQL: the SQLite table; a decision is one conditional UPDATE, so
  * across instances the first wins, and each create or decision is announced with its id.
  */
+import { HELD_RUN_COLUMNS, type HeldRunRow, heldRunOf, heldRunValues } from './held-run-rows.ts';
 import type { PgDatabase } from './pg-database.ts';
 import {
   APPROVAL_COLUMNS,
@@ -16,6 +17,11 @@ const INSERT = `INSERT INTO approvals (${APPROVAL_COLUMNS.join(', ')}) VALUES ($
 // finds the row no longer pending and changes nothing.
 const SETTLE =
   "UPDATE approvals SET status = $1, decided_by = $2, decided_at = $3 WHERE id = $4 AND status = 'pending' RETURNING *";
+
+const PUT_RUN = `INSERT INTO held_runs (${HELD_RUN_COLUMNS.join(', ')}) VALUES (${HELD_RUN_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})
+  ON CONFLICT (id) DO UPDATE SET ${HELD_RUN_COLUMNS.slice(1)
+    .map((c) => `${c} = EXCLUDED.${c}`)
+    .join(', ')}`;
 
 export function pgApprovalStore(db: PgDatabase): ApprovalStore {
   // The row is written whether or not the other instances hear of it, as in the other stores:
@@ -62,6 +68,23 @@ export function pgApprovalStore(db: PgDatabase): ApprovalStore {
     onChange(listener) {
       // Notices from this instance never arrive here: the database drops its own by origin.
       return db.onChange('approvals', (id) => {
+        if (id) listener(id);
+      });
+    },
+    async putRun(run) {
+      await db.query(PUT_RUN, heldRunValues(run));
+      await db.notify('held_runs', run.id).catch(() => {});
+    },
+    async getRun(id) {
+      const { rows } = await db.query<HeldRunRow>('SELECT * FROM held_runs WHERE id = $1', [id]);
+      return rows[0] ? heldRunOf(rows[0]) : undefined;
+    },
+    async trimRuns(now) {
+      const result = await db.query('DELETE FROM held_runs WHERE expires_at < $1', [now]);
+      return result.rowCount ?? 0;
+    },
+    onRunChange(listener) {
+      return db.onChange('held_runs', (id) => {
         if (id) listener(id);
       });
     },

@@ -24,6 +24,7 @@ export type ChangeTopic =
   | 'activity'
   | 'tool_pins'
   | 'approvals'
+  | 'held_runs'
   | 'oauth';
 
 /** Bytes of a notice's `data` at most (PostgreSQL's payload limit is 8000 bytes, with the envelope). */

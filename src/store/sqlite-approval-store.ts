@@ -1,4 +1,5 @@
 /** @module Approvals in SQLite: one row per held call; a decision changes only a pending row. */
+import { HELD_RUN_COLUMNS, type HeldRunRow, heldRunOf, heldRunValues } from './held-run-rows.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 import type { ApprovalRecord, ApprovalStore } from './types.ts';
 
@@ -55,6 +56,11 @@ export function sqliteApprovalStore(db: SqliteDatabase): ApprovalStore {
   const deleteOld = db.prepare(
     "DELETE FROM approvals WHERE created_at < ? AND status <> 'pending'",
   );
+  const putRun = db.prepare(
+    `INSERT OR REPLACE INTO held_runs (${HELD_RUN_COLUMNS.join(', ')}) VALUES (${HELD_RUN_COLUMNS.map(() => '?').join(', ')})`,
+  );
+  const runById = db.prepare('SELECT * FROM held_runs WHERE id = ?');
+  const deleteRuns = db.prepare('DELETE FROM held_runs WHERE expires_at < ?');
   const read = (id: string) => {
     const row = byId.get(id) as ApprovalRow | undefined;
     return row ? approvalOf(row) : undefined;
@@ -82,5 +88,16 @@ export function sqliteApprovalStore(db: SqliteDatabase): ApprovalStore {
       return deleteOld.run(before).changes;
     },
     onChange: () => () => {},
+    async putRun(run) {
+      putRun.run(...heldRunValues(run));
+    },
+    async getRun(id) {
+      const row = runById.get(id) as HeldRunRow | undefined;
+      return row ? heldRunOf(row) : undefined;
+    },
+    async trimRuns(now) {
+      return deleteRuns.run(now).changes;
+    },
+    onRunChange: () => () => {},
   };
 }

@@ -278,6 +278,25 @@ export type ApprovalDecideOutcome =
   | { outcome: 'already'; approval: ApprovalRecord }
   | { outcome: 'missing' };
 
+/**
+ * A program of a 2026-07-28 client held on an approval (input_required): the instance running
+ * it writes where it stands, and the instance that takes the retried call reads it.
+ */
+export interface HeldRunRecord {
+  id: string;
+  /** `admin` or `token:<name>`: only this caller's retry may read it. */
+  caller: string;
+  /** The instance running the program. */
+  instance_id: string;
+  /** `held`: waiting on `approval_id`; `done`: `result` is the tools/call result. */
+  state: 'held' | 'done';
+  approval_id: string | null;
+  result: unknown;
+  /** ISO 8601 UTC. */
+  updated_at: string;
+  expires_at: string;
+}
+
 /** Approvals; asynchronous so PostgreSQL fits behind the same contract. */
 export interface ApprovalStore {
   create(approval: ApprovalRecord): Promise<void>;
@@ -301,6 +320,13 @@ export interface ApprovalStore {
    * after (within a second); returns the unsubscribe. One database per gateway: never called.
    */
   onChange(listener: (id: string) => void): () => void;
+  /** Writes (or replaces) a held run's standing. */
+  putRun(run: HeldRunRecord): Promise<void>;
+  getRun(id: string): Promise<HeldRunRecord | undefined>;
+  /** Deletes runs that expired before `now` (ISO 8601); returns how many. */
+  trimRuns(now: string): Promise<number>;
+  /** Calls `listener` with the id of a run another instance wrote; returns the unsubscribe. */
+  onRunChange(listener: (id: string) => void): () => void;
 }
 
 /**

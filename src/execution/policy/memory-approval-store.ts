@@ -1,8 +1,9 @@
 /** @module Approvals kept in memory: the store of a runtime without a database (they last as long as the process). */
-import type { ApprovalRecord, ApprovalStore } from '../../store/index.ts';
+import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from '../../store/index.ts';
 
 export function memoryApprovalStore(): ApprovalStore {
   const records = new Map<string, ApprovalRecord>();
+  const runs = new Map<string, HeldRunRecord>();
   return {
     async create(approval) {
       records.set(approval.id, { ...approval });
@@ -36,5 +37,23 @@ export function memoryApprovalStore(): ApprovalStore {
       return removed;
     },
     onChange: () => () => {},
+    async putRun(run) {
+      runs.set(run.id, structuredClone(run));
+    },
+    async getRun(id) {
+      const run = runs.get(id);
+      return run && structuredClone(run);
+    },
+    async trimRuns(now) {
+      let removed = 0;
+      for (const [id, run] of runs) {
+        if (run.expires_at < now) {
+          runs.delete(id);
+          removed++;
+        }
+      }
+      return removed;
+    },
+    onRunChange: () => () => {},
   };
 }

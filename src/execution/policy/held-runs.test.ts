@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { approvalRecord } from '../../store/approval-store.contract.ts';
+import type { ApprovalRecord } from '../../store/index.ts';
+import { silentLogger } from '../../util/logger.ts';
+import { HeldRuns } from './held-runs.ts';
+import { memoryApprovalStore } from './memory-approval-store.ts';
+import type { CallerChannel } from './types.ts';
+
+const store = () => memoryApprovalStore();
+const runsOn = (s: ReturnType<typeof store>, instance: string) =>
+  new HeldRuns(
+    s,
+    () => instance,
+    () => 60_000,
+    silentLogger(),
+  );
+
+/** A program that asks `approvals` one after the other, then answers `result`. */
+function asking(approvals: ApprovalRecord[], result: unknown) {
+  const gates: Array<() => void> = [];
+  const program = async (channel: CallerChannel) => {
+    for (const approval of approvals) {
+      const decided = new AbortController();
+      void channel.ask?.(approval, decided.signal);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      decided.abort();
+    }
+    return result;
+  };
+  return { program, next: () => gates.shift()?.() };
+}
+
+describe('HeldRuns', () => {
+  it('answers a program that is never held with its result, writing nothing', async () => {
+    const s = store();
+    const { id, standing } = await runsOn(s, 'a').start('admin', async () => 42);
+    expect(standing).toEqual({ state: 'done', result: 42 });
+    expect(await s.getRun(id)).toBeUndefined();
+  });
+
+  it('rejects as the program did when it fails before being held', async () => {
+    await expect(
+      runsOn(store(), 'a').start('admin', async () => {
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+  });
+
+  it('follows a held program here and from another instance through the store', async () => {
+    const s = store();
+    const first = approvalRecord({ id: 'ap-1' });
+    const second = approvalRecord({ id: 'ap-2' });
+    await s.create(first);
+    await s.create(second);
+    const here = runsOn(s, 'a');
+    const there = runsOn(s, 'b');
+    const { program, next } = asking([first, second], { ok: true });
+    const { id, standing } = await here.start('token:ci', program);
+    expect(standing).toMatchObject({ state: 'held', approval: { id: 'ap-1' } });
+    // Another caller learns nothing, here or there.
+    expect(await here.after(id, 'admin', 'ap-1', 10)).toEqual({ state: 'unknown' });
+    expect(await there.after(id, 'admin', 'ap-1', 10)).toEqual({ state: 'unknown' });
+    next();
+    expect(await there.after(id, 'token:ci', 'ap-1', 5_000)).toMatchObject({
+      state: 'held',
+      approval: { id: 'ap-2' },
+    });
+    next();
+    expect(await here.after(id, 'token:ci', 'ap-2', 5_000)).toEqual({
+      state: 'done',
+      result: { ok: true },
+    });
+    expect(await there.after(id, 'token:ci', 'ap-2', 5_000)).toEqual({
+      state: 'done',
+      result: { ok: true },
+    });
+  });
+
+  it('still held when the program has not moved on within the wait', async () => {
+    const s = store();
+    const approval = approvalRecord({ id: 'ap-3' });
+    await s.create(approval);
+    const { program } = asking([approval], 1);
+    const runs = runsOn(s, 'a');
+    const { id } = await runs.start('admin', program);
+    expect(await runs.after(id, 'admin', 'ap-3', 50)).toMatchObject({
+      state: 'held',
+      approval: { id: 'ap-3' },
+    });
+  });
+
+  it("the request's signal ends the program until it is held, not after", async () => {
+    const s = store();
+    const request = new AbortController();
+    let seen: AbortSignal | undefined;
+    const started = runsOn(s, 'a').start(
+      'admin',
+      (_channel, signal) => {
+        seen = signal;
+        return new Promise((_, reject) =>
+          signal.addEventListener('abort', () => reject(new Error('cancelled'))),
+        );
+      },
+      request.signal,
+    );
+    request.abort();
+    await expect(started).rejects.toThrow('cancelled');
+    expect(seen?.aborted).toBe(true);
+
+    const approval = approvalRecord({ id: 'ap-4' });
+    await s.create(approval);
+    const later = new AbortController();
+    const { program } = asking([approval], 1);
+    let heldSignal: AbortSignal | undefined;
+    await runsOn(s, 'a').start(
+      'admin',
+      (channel, signal) => {
+        heldSignal = signal;
+        return program(channel);
+      },
+      later.signal,
+    );
+    later.abort();
+    expect(heldSignal?.aborted).toBe(false);
+  });
+});

@@ -1,0 +1,205 @@
+/**
+ * @module Programs held in place on an approval, for a caller that cannot be asked while its
+ * request stays open (a 2026-07-28 client: `input_required`). The program keeps running here,
+ * waiting on its approval like any other; the request is answered at once with where it stands,
+ * and the retried request, on this instance or any other, reads where it stands next. The
+ * standing is written to the store only once a program has been held, so a call that is never
+ * held costs nothing; nothing the program sends is ever sent twice (it runs once, here).
+ */
+import { randomUUID } from 'node:crypto';
+import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from '../../store/index.ts';
+import type { Logger } from '../../util/logger.ts';
+import type { CallerChannel } from './types.ts';
+
+/** Where a held program stands. */
+export type RunStanding =
+  | { state: 'done'; result: unknown }
+  | { state: 'held'; approval: ApprovalRecord }
+  /** No such program for this caller (never held, or its standing expired). */
+  | { state: 'unknown' };
+
+/** How often a retry on another instance reads the standing when it hears nothing (SQLite, lost notices). */
+const POLL_MS = 200;
+/** How long a standing is kept after its last change, beyond the approval timeout. */
+const KEEP_AFTER_MS = 60_000;
+
+interface LocalRun {
+  caller: string;
+  standing: RunStanding;
+  /** Resolved (and replaced) at every change of `standing`. */
+  changed: Promise<void>;
+  notify: () => void;
+}
+
+export class HeldRuns {
+  private readonly runs = new Map<string, LocalRun>();
+
+  constructor(
+    private readonly store: ApprovalStore,
+    private readonly instanceId: () => string,
+    /** tool_policy.approval_timeout_ms: how long a standing must outlive its last change. */
+    private readonly approvalTimeoutMs: () => number,
+    private readonly logger: Logger,
+  ) {}
+
+  /**
+   * Runs a program whose approvals are answered elsewhere: resolves with its result when it
+   * finishes without being held, else with its standing once it first waits on an approval
+   * (it keeps running). A program that fails before being held rejects as it would have.
+   */
+  async start(
+    caller: string,
+    program: (channel: CallerChannel, signal: AbortSignal) => Promise<unknown>,
+    /** The request's own signal: it ends the program only until the program is first held. */
+    signal?: AbortSignal,
+  ): Promise<{ id: string; standing: RunStanding }> {
+    const id = randomUUID();
+    const controller = new AbortController();
+    let held = false;
+    const cancel = () => {
+      if (!held) controller.abort(signal?.reason);
+    };
+    signal?.addEventListener('abort', cancel, { once: true });
+    const run = { caller, standing: { state: 'unknown' } } as LocalRun;
+    const renew = () => {
+      run.changed = new Promise((resolve) => {
+        run.notify = resolve;
+      });
+    };
+    renew();
+    // One write at a time, in order: the store never ends on an older standing.
+    let writing = Promise.resolve();
+    const move = (standing: RunStanding) => {
+      run.standing = standing;
+      const heard = run.notify;
+      renew();
+      heard();
+      writing = writing.then(() => this.write(id, caller, standing));
+    };
+    const channel: CallerChannel = {
+      // Never answers itself (the retried call decides through the desk); ends with the hold.
+      ask: (approval, signal) => {
+        if (!held) {
+          held = true;
+          this.runs.set(id, run);
+        }
+        move({ state: 'held', approval });
+        return new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined)));
+      },
+    };
+    // Taken before the program starts: it may be held before the first await.
+    const firstHeld = run.changed.then(() => undefined);
+    const finished = program(channel, controller.signal).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    const first = await Promise.race([finished, firstHeld]);
+    void finished.then((outcome) => {
+      signal?.removeEventListener('abort', cancel);
+      if (!held) return;
+      move({ state: 'done', result: 'result' in outcome ? outcome.result : failed(outcome.error) });
+      // The standing stays readable from the store; this instance's copy goes with it.
+      setTimeout(() => this.runs.delete(id), this.keepMs()).unref();
+    });
+    if (first === undefined) return { id, standing: run.standing };
+    if ('error' in first) throw first.error;
+    return { id, standing: { state: 'done', result: first.result } };
+  }
+
+  /**
+   * Where program `id` stands once it has moved past approval `approvalId` (finished, or held
+   * on a later approval), waiting up to `waitMs`; held on `approvalId` still when it has not.
+   */
+  async after(
+    id: string,
+    caller: string,
+    approvalId: string,
+    waitMs: number,
+    signal?: AbortSignal,
+  ): Promise<RunStanding> {
+    const until = Date.now() + waitMs;
+    const local = this.runs.get(id);
+    const movedOn = (s: RunStanding) => s.state !== 'held' || s.approval.id !== approvalId;
+    if (local) {
+      if (local.caller !== caller) return { state: 'unknown' };
+      while (!movedOn(local.standing) && Date.now() < until && !signal?.aborted) {
+        await waitFor(local.changed, until - Date.now(), signal);
+      }
+      return local.standing;
+    }
+    // Held on another instance: its writes reach the store; a notice (PostgreSQL) wakes us early.
+    let wake: () => void = () => {};
+    const stop = this.store.onRunChange((changed) => {
+      if (changed === id) wake();
+    });
+    try {
+      for (;;) {
+        const standing = await this.read(id, caller);
+        if (movedOn(standing) || Date.now() >= until || signal?.aborted) return standing;
+        const heard = new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        await waitFor(heard, Math.min(POLL_MS, until - Date.now()), signal);
+      }
+    } finally {
+      stop();
+    }
+  }
+
+  private async read(id: string, caller: string): Promise<RunStanding> {
+    const record = await this.store.getRun(id);
+    if (!record || record.caller !== caller || record.expires_at < new Date().toISOString())
+      return { state: 'unknown' };
+    if (record.state === 'done') return { state: 'done', result: record.result };
+    const approval = record.approval_id ? await this.store.get(record.approval_id) : undefined;
+    return approval ? { state: 'held', approval } : { state: 'unknown' };
+  }
+
+  private keepMs(): number {
+    return this.approvalTimeoutMs() + KEEP_AFTER_MS;
+  }
+
+  private async write(id: string, caller: string, standing: RunStanding): Promise<void> {
+    if (standing.state === 'unknown') return;
+    const now = Date.now();
+    const record: HeldRunRecord = {
+      id,
+      caller,
+      instance_id: this.instanceId(),
+      state: standing.state,
+      approval_id: standing.state === 'held' ? standing.approval.id : null,
+      result: standing.state === 'done' ? standing.result : null,
+      updated_at: new Date(now).toISOString(),
+      expires_at: new Date(now + this.keepMs()).toISOString(),
+    };
+    try {
+      await this.store.putRun(record);
+      if (standing.state === 'done') await this.store.trimRuns(new Date(now).toISOString());
+    } catch (error) {
+      this.logger.warn(
+        { err: (error as Error).message, run: id },
+        "writing a held program's standing failed; a retry on another instance will not find it",
+      );
+    }
+  }
+}
+
+/** A program that failed after being held: its error as a tool result. */
+function failed(error: unknown): unknown {
+  const message = (error as Error)?.message ?? String(error);
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/** Waits for `promise`, at most `ms`, or until `signal` aborts. */
+function waitFor(promise: Promise<void>, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal?.addEventListener('abort', done, { once: true });
+    void promise.then(done);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
