@@ -1,14 +1,6 @@
-/**
- * Approvals across instances: two `codemux serve` on one PostgreSQL. A call held on one
- * instance is listed by the other, decided there, and resumes on the first (LISTEN/NOTIFY);
- * a second decision on either instance gets 409.
- */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { writeConfig } from './helpers.ts';
-import { ANNOTATED_TOOLS, MUTABLE } from './policy-fixtures.ts';
+import type { RunningGateway } from './gateway.ts';
+import { startPolicyCluster } from './policy-fixtures.ts';
 import { type RunningPostgres, startPostgres } from './postgres.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
@@ -20,33 +12,9 @@ const gateways: RunningGateway[] = [];
 beforeAll(async () => {
   postgres = await startPostgres();
   const databaseUrl = await postgres.database('approvals_cluster');
-  for (const id of ['alpha', 'bravo']) {
-    const file = writeConfig({});
-    const toolsFile = path.join(path.dirname(file), 'tools.json');
-    fs.writeFileSync(toolsFile, JSON.stringify(ANNOTATED_TOOLS));
-    fs.writeFileSync(
-      file,
-      JSON.stringify({
-        api_key: 'approvals-cluster-key',
-        database_url: databaseUrl,
-        instance_id: id,
-        tool_pinning: 'off',
-        code_execution_pool_size: 2,
-        tool_policy: { approval_timeout_ms: 60_000 },
-        mcpServers: [
-          {
-            name: 'mut',
-            command: process.execPath,
-            args: [MUTABLE],
-            env: { MUTABLE_TOOLS_FILE: toolsFile },
-          },
-        ],
-      }),
-    );
-    const g = await startGateway(file);
-    await waitUntilReady(g);
-    gateways.push(g);
-  }
+  gateways.push(
+    ...(await startPolicyCluster(databaseUrl, ['alpha', 'bravo'], 'approvals-cluster-key')),
+  );
 }, 120_000);
 
 afterAll(async () => {

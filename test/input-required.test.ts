@@ -7,8 +7,6 @@
  * reaches the other instance and still gets the result.
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import {
   Client,
   type FetchLike,
@@ -16,8 +14,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { writeConfig } from './helpers.ts';
-import { ANNOTATED_TOOLS, MUTABLE, policyConfig } from './policy-fixtures.ts';
+import { policyConfig, startPolicyCluster } from './policy-fixtures.ts';
 import { type RunningPostgres, startPostgres } from './postgres.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
@@ -191,33 +188,9 @@ describe('across two instances on one PostgreSQL', () => {
     const databaseUrl = await postgres.database('input_required_cluster');
     // Every instance seals and opens requestState with the same key.
     const env = { ...process.env, CODEMUX_SECRET_KEY: randomBytes(32).toString('hex') };
-    for (const id of ['alpha', 'bravo']) {
-      const file = writeConfig({});
-      const toolsFile = path.join(path.dirname(file), 'tools.json');
-      fs.writeFileSync(toolsFile, JSON.stringify(ANNOTATED_TOOLS));
-      fs.writeFileSync(
-        file,
-        JSON.stringify({
-          api_key: 'input-required-key',
-          database_url: databaseUrl,
-          instance_id: id,
-          tool_pinning: 'off',
-          code_execution_pool_size: 2,
-          tool_policy: { approval_timeout_ms: 60_000 },
-          mcpServers: [
-            {
-              name: 'mut',
-              command: process.execPath,
-              args: [MUTABLE],
-              env: { MUTABLE_TOOLS_FILE: toolsFile },
-            },
-          ],
-        }),
-      );
-      const g = await startGateway(file, { env });
-      await waitUntilReady(g);
-      gateways.push(g);
-    }
+    gateways.push(
+      ...(await startPolicyCluster(databaseUrl, ['alpha', 'bravo'], 'input-required-key', env)),
+    );
   }, 120_000);
   afterAll(async () => {
     await Promise.all(gateways.map((g) => g.stop()));

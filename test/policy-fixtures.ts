@@ -1,6 +1,7 @@
 /** @module A fixture for tool-policy tests: the mutable server with annotated tools, and a config over it. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { ROOT, writeConfig } from './helpers.ts';
 
 export const MUTABLE = path.join(ROOT, 'test', 'fixtures', 'mutable-server.mjs');
@@ -48,4 +49,45 @@ export function policyConfig(
     }),
   );
   return configFile;
+}
+
+/**
+ * One `codemux serve` per id over the mutable server, all on `databaseUrl`, started one after
+ * the other and ready: the cluster tests of tool policy (pinning off, approvals a minute long).
+ */
+export async function startPolicyCluster(
+  databaseUrl: string,
+  ids: readonly string[],
+  apiKey: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<RunningGateway[]> {
+  const gateways: RunningGateway[] = [];
+  for (const id of ids) {
+    const file = writeConfig({});
+    const toolsFile = path.join(path.dirname(file), 'tools.json');
+    fs.writeFileSync(toolsFile, JSON.stringify(ANNOTATED_TOOLS));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        api_key: apiKey,
+        database_url: databaseUrl,
+        instance_id: id,
+        tool_pinning: 'off',
+        code_execution_pool_size: 2,
+        tool_policy: { approval_timeout_ms: 60_000 },
+        mcpServers: [
+          {
+            name: 'mut',
+            command: process.execPath,
+            args: [MUTABLE],
+            env: { MUTABLE_TOOLS_FILE: toolsFile },
+          },
+        ],
+      }),
+    );
+    const g = await startGateway(file, env ? { env } : {});
+    await waitUntilReady(g);
+    gateways.push(g);
+  }
+  return gateways;
 }
