@@ -4,14 +4,12 @@ import fs from 'node:fs';
 
 const SHIM = new URL('./glob-sync.mjs', import.meta.url).href;
 const FS_IMPORT = /import\{([^}]*)\}from"(?:node:)?fs"/;
+/** The suite's bundle: 0.1.x as itself, 0.2.x under its npm alias (mcp-conformance-2026). */
+const SUITE_DIST = /\/(?:@modelcontextprotocol\/conformance|mcp-conformance-2026)\/dist\//;
 
 export async function load(url, context, nextLoad) {
   const result = await nextLoad(url, context);
-  if (
-    typeof fs.globSync === 'function' ||
-    !url.includes('/@modelcontextprotocol/conformance/dist/')
-  )
-    return result;
+  if (typeof fs.globSync === 'function' || !SUITE_DIST.test(url)) return result;
   const source = String(result.source);
   const match = FS_IMPORT.exec(source);
   const names = match?.[1].split(',') ?? [];
