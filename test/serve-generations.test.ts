@@ -173,6 +173,31 @@ describe('a 2026-07-28 client over HTTP', () => {
     ).rejects.toThrow(/401/);
   });
 
+  it('gets the upstream log lines of its own call at the level its request names, none unasked', async () => {
+    const client = await connectModern(`${gw.url}/mcp`);
+    const lines: unknown[] = [];
+    client.setNotificationHandler('notifications/message', async (n) => {
+      lines.push(n.params);
+    });
+    const code =
+      "call_tool('fixture', 'log', {level: 'warning', data: 'w1'}); call_tool('fixture', 'log', {level: 'debug', data: 'd1'}); 1";
+    try {
+      await client.callTool({ name: 'code_execution', arguments: { code } });
+      expect(lines).toEqual([]);
+      await client.request({
+        method: 'tools/call',
+        params: {
+          name: 'code_execution',
+          arguments: { code },
+          _meta: { 'io.modelcontextprotocol/logLevel': 'info' },
+        },
+      });
+      expect(lines).toEqual([{ level: 'warning', logger: 'fixture-log', data: 'w1' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('hears a tool change on its subscriptions/listen stream', async () => {
     const client = await connectModern(`${gw.url}/mcp`);
     try {

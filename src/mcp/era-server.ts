@@ -13,7 +13,7 @@ import { callDialectTool, type Dialect, listDialectTools, RpcError } from './dia
 import { callWithInputRequired, heldStateCodec } from './input-required.ts';
 import { SERVER_INFO } from './server.ts';
 import { type ToolsCallParams, toolsCallParams } from './tools-call.ts';
-import { forwardUpstreamLogs, type LogTarget } from './upstream-logs.ts';
+import { forwardLogsDuring, forwardUpstreamLogs, type LogTarget } from './upstream-logs.ts';
 
 export interface EraServerOptions {
   /** What tools/list waits for first: servers still connecting, at most startup_wait_ms (stdio). */
@@ -36,7 +36,7 @@ export function createEraServer(
   const server = new Server(SERVER_INFO[dialect], {
     capabilities: {
       tools: dialect === 'default' ? { listChanged: true } : {},
-      ...(context.era === 'legacy' ? { logging: {} } : {}),
+      logging: {},
     },
     // The list depends on the caller's token: only that caller may reuse it.
     cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
@@ -67,8 +67,10 @@ export function createEraServer(
     const params = toolsCallParams(request.params);
     if (context.era === 'modern' && elicits) {
       // Asked with input_required: the program is held in place, the retry carries the answer.
-      return (await callWithInputRequired(runtime, params, ctx, caller, (held, signal) =>
-        call(params, { ...progress, ...held }, signal),
+      return (await forwardLogsDuring(runtime, caller, ctx.mcpReq.log, () =>
+        callWithInputRequired(runtime, params, ctx, caller, (held, signal) =>
+          call(params, { ...progress, ...held }, signal),
+        ),
       )) as never;
     }
     // A 2025 client that declared elicitation is asked on its connection; a 2026 one that did
@@ -83,7 +85,9 @@ export function createEraServer(
           )
         : {}),
     };
-    return (await call(params, channel, ctx.mcpReq.signal)) as never;
+    const run = () => call(params, channel, ctx.mcpReq.signal);
+    if (context.era === 'legacy') return (await run()) as never;
+    return (await forwardLogsDuring(runtime, caller, ctx.mcpReq.log, run)) as never;
   });
   return server;
 }
