@@ -2,7 +2,9 @@
  * @module The MCP server of the 2.x SDK (`@modelcontextprotocol/server`), which speaks both
  * protocol generations: 2026-07-28 (no session; one instance per HTTP request, or per stdio
  * connection) and 2025-11-25 and older (an `initialize`d stdio connection). It answers with
- * the same dialects as the sessionful server (dialects.ts).
+ * the same dialects as the sessionful server (dialects.ts). A held call is put to a 2025
+ * client by elicitation on its connection and to a 2026 one as input_required; a 2026
+ * request gets the upstream log lines that arrive while it runs.
  */
 import { type McpRequestContext, ProtocolError, Server } from '@modelcontextprotocol/server';
 import { TOOLS_LIST_TTL_MS } from '../config/defaults.ts';
