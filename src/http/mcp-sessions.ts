@@ -167,7 +167,7 @@ export class McpSessions {
       return jsonRpcError(400, 'Parse error: the body is not JSON');
     }
     // A request with the 2026-07-28 envelope has no session: any instance answers it.
-    if (ModernMcp.claims(request, body))
+    if (await ModernMcp.claims(request, body))
       return this.modern.fetch(request, { authInfo: auth, parsedBody: body });
     const messages = Array.isArray(body) ? body : [body];
     if (!messages.some(isInitializeRequest)) {

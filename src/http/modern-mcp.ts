@@ -4,7 +4,11 @@
  * session: any instance of a cluster can answer any request. `tools/list_changed` reaches clients
  * on their `subscriptions/listen` streams. 2025-era traffic keeps its sessions (mcp-sessions.ts).
  */
-import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
 import type { Runtime } from '../execution/index.ts';
 import type { Dialect } from '../mcp/dialects.ts';
 import { createEraServer } from '../mcp/era-server.ts';
@@ -12,8 +16,6 @@ import type { Logger } from '../util/logger.ts';
 
 /** Where a 2026-07-28 request names its protocol version (`_meta`). */
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
-/** The first revision of the per-request envelope. */
-const FIRST_MODERN_VERSION = '2026-07-28';
 
 export class ModernMcp {
   private readonly handler: McpHttpHandler;
@@ -30,20 +32,24 @@ export class ModernMcp {
   }
 
   /**
-   * Whether a session-less POST with this parsed body goes to the 2026-07-28 handler: it claims
-   * the envelope (a `_meta` protocol version in one of its messages, or a 2026 or later
-   * MCP-Protocol-Version header). That is the SDK's own rule (isLegacyRequest is false exactly
-   * for these); checked here on the body already parsed, it is not paid twice per request. The
-   * handler answers a malformed claim itself.
+   * Whether a session-less POST with this parsed body goes to the 2026-07-28 handler: exactly
+   * when the SDK's isLegacyRequest says it is not 2025 traffic. The two common shapes are told
+   * apart here from the body the endpoint already parsed (a request whose `_meta` claims the
+   * envelope, or a plain 2025 request with no claim and no MCP-Protocol-Version header), so the
+   * SDK's classification is not paid twice; every other shape is left to the SDK.
    */
-  static claims(request: Request, body: unknown): boolean {
-    const header = request.headers.get('mcp-protocol-version');
-    if (header !== null && header >= FIRST_MODERN_VERSION) return true;
-    const messages = Array.isArray(body) ? body : [body];
-    return messages.some((m) => {
-      const meta = (m as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
-      return typeof meta === 'object' && meta !== null && meta[VERSION_KEY] !== undefined;
-    });
+  static async claims(request: Request, body: unknown): Promise<boolean> {
+    const message = body as { method?: unknown; params?: { _meta?: unknown } } | null;
+    if (message && typeof message === 'object' && !Array.isArray(message)) {
+      const meta = message.params?._meta;
+      const plainMeta = meta === undefined || (typeof meta === 'object' && meta !== null);
+      if (typeof message.method === 'string' && plainMeta) {
+        const claimed = meta !== undefined && VERSION_KEY in (meta as object);
+        if (claimed && message.method !== 'initialize') return true;
+        if (!claimed && request.headers.get('mcp-protocol-version') === null) return false;
+      }
+    }
+    return !(await isLegacyRequest(request, body));
   }
 
   /** Serves one 2026-07-28 request. */

@@ -6,7 +6,13 @@
  * client by elicitation on its connection and to a 2026 one as input_required; a 2026
  * request gets the upstream log lines that arrive while it runs.
  */
-import { type McpRequestContext, ProtocolError, Server } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type McpRequestContext,
+  ProtocolError,
+  Server,
+} from '@modelcontextprotocol/server';
 import { TOOLS_LIST_TTL_MS } from '../config/defaults.ts';
 import { ADMIN, type Caller, type CallerChannel, type Runtime } from '../execution/index.ts';
 import { elicitationChannel, progressChannel } from './approval-channel.ts';
@@ -65,7 +71,14 @@ export function createEraServer(
       ctx.mcpReq._meta?.progressToken,
       ctx.mcpReq.notify as (n: unknown) => Promise<void>,
     );
-    const elicits = server.getClientCapabilities()?.elicitation !== undefined;
+    // A 2026 request names its client's capabilities itself (one stdio instance serves many).
+    const capabilities =
+      context.era === 'modern'
+        ? ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
+            CLIENT_CAPABILITIES_META_KEY
+          ] as ClientCapabilities | undefined)
+        : server.getClientCapabilities();
+    const elicits = capabilities?.elicitation !== undefined;
     const params = toolsCallParams(request.params);
     if (context.era === 'modern' && elicits) {
       // Asked with input_required: the program is held in place, the retry carries the answer.

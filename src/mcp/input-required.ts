@@ -72,8 +72,14 @@ export async function callWithInputRequired(
   const codec = heldStateCodec(runtime);
   const who = callerLabel(caller);
   const call = callDigest(params);
-  const answer = (id: string, standing: RunStanding): unknown =>
-    standingAnswer(codec.seal, { run: id, caller: who, call }, standing);
+  const answer = async (id: string, standing: RunStanding): Promise<unknown> => {
+    // Decided already (here or elsewhere) but the program has not moved on yet: never show the
+    // form again; the client retries with the state alone and waits for it once more.
+    const decided =
+      standing.state === 'held' &&
+      (await runtime.approvals.get(standing.approval.id))?.status !== 'pending';
+    return standingAnswer(codec.seal, { run: id, caller: who, call }, standing, decided);
+  };
   const state = ctx.mcpReq.requestState<HeldState>();
   if (state === undefined) {
     const { id, standing } = await runtime.heldRuns.start(who, run, ctx.mcpReq.signal);
@@ -109,6 +115,7 @@ function standingAnswer(
   seal: (state: HeldState) => string,
   base: Omit<HeldState, 'approval'>,
   standing: RunStanding,
+  decided: boolean,
 ): unknown {
   if (standing.state === 'done') return standing.result;
   if (standing.state === 'unknown') {
@@ -118,6 +125,8 @@ function standingAnswer(
     );
   }
   const { approval } = standing;
+  const requestState = seal({ ...base, approval: approval.id });
+  if (decided) return inputRequired({ requestState });
   return inputRequired({
     inputRequests: {
       [APPROVAL_INPUT]: inputRequired.elicit({
@@ -126,6 +135,6 @@ function standingAnswer(
         requestedSchema: DECISION_SCHEMA,
       }),
     },
-    requestState: seal({ ...base, approval: approval.id }),
+    requestState,
   });
 }

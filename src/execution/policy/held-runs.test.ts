@@ -76,6 +76,35 @@ describe('HeldRuns', () => {
     });
   });
 
+  it('is in the store before the first answer, however slow the store writes', async () => {
+    const s = store();
+    const slow = {
+      ...s,
+      putRun: async (run: Parameters<typeof s.putRun>[0]) => {
+        await new Promise((r) => setTimeout(r, 100));
+        await s.putRun(run);
+      },
+    };
+    const approval = approvalRecord({ id: 'ap-5' });
+    await s.create(approval);
+    const { program } = asking([approval], 1);
+    const { id, standing } = await runsOn(slow, 'a').start('admin', program);
+    expect(standing.state).toBe('held');
+    // The retry reaches another instance at once: it finds the program held, not unknown.
+    expect(await runsOn(s, 'b').after(id, 'admin', 'ap-0', 10)).toMatchObject({
+      state: 'held',
+      approval: { id: 'ap-5' },
+    });
+  });
+
+  it('a run the store never had is unknown once the wait is over, not before', async () => {
+    const started = Date.now();
+    expect(await runsOn(store(), 'b').after('nope', 'admin', 'ap-0', 300)).toEqual({
+      state: 'unknown',
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
   it('still held when the program has not moved on within the wait', async () => {
     const s = store();
     const approval = approvalRecord({ id: 'ap-3' });

@@ -94,14 +94,25 @@ export class HeldRuns {
       (error: unknown) => ({ error }),
     );
     const first = await Promise.race([finished, firstHeld]);
+    // While it runs, its standing is written again now and then, so it never expires meanwhile.
+    const heartbeat = setInterval(() => {
+      writing = writing.then(() => this.write(id, caller, run.standing));
+    }, KEEP_AFTER_MS / 2);
+    heartbeat.unref();
     void finished.then((outcome) => {
+      clearInterval(heartbeat);
       signal?.removeEventListener('abort', cancel);
       if (!held) return;
       move({ state: 'done', result: 'result' in outcome ? outcome.result : failed(outcome.error) });
       // The standing stays readable from the store; this instance's copy goes with it.
       setTimeout(() => this.runs.delete(id), this.keepMs()).unref();
     });
-    if (first === undefined) return { id, standing: run.standing };
+    if (first === undefined) {
+      // Written before anyone is told: a retry on another instance finds it in the store.
+      await writing;
+      return { id, standing: run.standing };
+    }
+    clearInterval(heartbeat);
     if ('error' in first) throw first.error;
     return { id, standing: { state: 'done', result: first.result } };
   }
@@ -134,8 +145,11 @@ export class HeldRuns {
     });
     try {
       for (;;) {
-        const standing = await this.read(id, caller);
-        if (movedOn(standing) || Date.now() >= until || signal?.aborted) return standing;
+        const stored = await this.read(id, caller);
+        const over = Date.now() >= until || signal?.aborted === true;
+        // Not in the store (yet, or any more): unknown once the wait is over.
+        if (stored === undefined ? over : movedOn(stored) || over)
+          return stored ?? { state: 'unknown' };
         const heard = new Promise<void>((resolve) => {
           wake = resolve;
         });
@@ -146,9 +160,11 @@ export class HeldRuns {
     }
   }
 
-  private async read(id: string, caller: string): Promise<RunStanding> {
+  /** The standing in the store; undefined when it has no such run (yet). */
+  private async read(id: string, caller: string): Promise<RunStanding | undefined> {
     const record = await this.store.getRun(id);
-    if (!record || record.caller !== caller || record.expires_at < new Date().toISOString())
+    if (!record) return undefined;
+    if (record.caller !== caller || record.expires_at < new Date().toISOString())
       return { state: 'unknown' };
     if (record.state === 'done') return { state: 'done', result: record.result };
     const approval = record.approval_id ? await this.store.get(record.approval_id) : undefined;
