@@ -128,6 +128,7 @@ export class McpSessions {
     const announce = () => {
       for (const session of this.sessions.values())
         session.server.sendToolListChanged().catch(() => {});
+      this.modern.toolsChanged();
     };
     runtime.registry.on('tools', announce);
     // Code tools are listed beside code_execution (not on the code mode route).

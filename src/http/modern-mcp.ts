@@ -2,7 +2,8 @@
  * @module The 2026-07-28 leg of an MCP endpoint: a request that carries the per-request `_meta`
  * envelope is served by the 2.x SDK's `createMcpHandler`, one server instance per request, with no
  * session: any instance of a cluster can answer any request. `tools/list_changed` reaches clients
- * on their `subscriptions/listen` streams. 2025-era traffic keeps its sessions (mcp-sessions.ts).
+ * on their `subscriptions/listen` streams. 2025-era traffic keeps its sessions (mcp-sessions.ts,
+ * which announces tool changes to both).
  */
 import {
   createMcpHandler,
@@ -25,10 +26,11 @@ export class ModernMcp {
       legacy: 'reject',
       onerror: (error) => logger.debug({ err: error.message }, 'mcp 2026-07-28 request refused'),
     });
-    const announce = () => this.handler.notify.toolsChanged();
-    runtime.registry.on('tools', announce);
-    // Code tools are listed beside code_execution (not on the code mode route).
-    if (dialect === 'default') runtime.codeTools?.on('changed', announce);
+  }
+
+  /** Tells the clients listening on `subscriptions/listen` that the tool list changed. */
+  toolsChanged(): void {
+    this.handler.notify.toolsChanged();
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * @module The two MCP dialects codemux serves, apart from any SDK: what `tools/list` answers and
- * what a `tools/call` runs, for one caller. The sessionful 2025 server (sdk 1.x, server.ts and
- * codemode-server.ts) and the 2026-07-28 server (sdk 2.x, era-server.ts) both answer with these,
+ * what a `tools/call` runs, for one caller. The sessionful 2025 server (sdk 1.x, server.ts) and
+ * the server of the 2.x SDK (era-server.ts: 2026-07-28, and stdio) both answer with these,
  * so the two protocol generations can never offer different tools or run them differently.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -26,6 +26,17 @@ import { visibleServers } from './visible-servers.ts';
 
 /** `code_execution` and the code tools, or code mode's single `execute`. */
 export type Dialect = 'default' | 'codemode';
+
+/** Each dialect's server identity. */
+export const SERVER_INFO: Record<Dialect, { name: string; version: string }> = {
+  default: { name: 'codemux', version: '0.1.0' },
+  codemode: { name: 'codemux-codemode', version: '0.1.0' },
+};
+
+/** What a server of `dialect` declares: tools (code mode's never change) and logging. */
+export function dialectCapabilities(dialect: Dialect) {
+  return { tools: dialect === 'default' ? { listChanged: true } : {}, logging: {} };
+}
 
 /** JSON-RPC InvalidParams: an unknown tool on the default dialect. */
 const INVALID_PARAMS = -32602;

@@ -14,23 +14,24 @@ import {
   Server,
 } from '@modelcontextprotocol/server';
 import { TOOLS_LIST_TTL_MS } from '../config/defaults.ts';
-import { ADMIN, type Caller, type CallerChannel, type Runtime } from '../execution/index.ts';
+import type { CallerChannel, Runtime } from '../execution/index.ts';
 import { elicitationChannel, progressChannel } from './approval-channel.ts';
 import { callerOf } from './caller.ts';
-import { callDialectTool, type Dialect, listDialectTools, RpcError } from './dialects.ts';
+import {
+  callDialectTool,
+  type Dialect,
+  dialectCapabilities,
+  listDialectTools,
+  RpcError,
+  SERVER_INFO,
+} from './dialects.ts';
 import { callWithInputRequired, heldStateCodec } from './input-required.ts';
-import { SERVER_INFO } from './server.ts';
 import { type ToolsCallParams, toolsCallParams } from './tools-call.ts';
 import { forwardLogsDuring, forwardUpstreamLogs, type LogTarget } from './upstream-logs.ts';
 
 export interface EraServerOptions {
   /** What tools/list waits for first: servers still connecting, at most startup_wait_ms (stdio). */
   whenSettled?: () => Promise<void>;
-}
-
-/** The caller the HTTP surface attached to this request (stdio: the administrator). */
-function callerOfContext(ctx: McpRequestContext): Caller {
-  return ctx.authInfo ? callerOf({ authInfo: ctx.authInfo }) : ADMIN;
 }
 
 /** A server instance of `dialect` for the era and caller `context` names (an McpServerFactory). */
@@ -40,12 +41,10 @@ export function createEraServer(
   context: McpRequestContext,
   options: EraServerOptions = {},
 ): Server {
-  const caller = callerOfContext(context);
+  // The caller the HTTP surface attached to the request (stdio: the administrator).
+  const caller = callerOf(context);
   const server = new Server(SERVER_INFO[dialect], {
-    capabilities: {
-      tools: dialect === 'default' ? { listChanged: true } : {},
-      logging: {},
-    },
+    capabilities: dialectCapabilities(dialect),
     // The list depends on the caller's token: only that caller may reuse it.
     cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
     // A held call's state comes back sealed; anything else is refused with -32602.

@@ -18,5 +18,5 @@ export {
   toExecuteResult,
 } from './execute-tool.ts';
 export { RECONNECTION_PROBE_TOOL } from './reconnection-probe.ts';
-export { createCodeModeServer, createDialectServer, createMcpServer } from './server.ts';
+export { createDialectServer } from './server.ts';
 export { visibleServers } from './visible-servers.ts';

@@ -7,40 +7,28 @@ import { ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/type
 import { ADMIN, type Caller, type Runtime } from '../execution/index.ts';
 import { mcpApprovalChannel } from './approval-channel.ts';
 import { callerOf } from './caller.ts';
-import { callDialectTool, type Dialect, listDialectTools, RpcError } from './dialects.ts';
+import {
+  callDialectTool,
+  type Dialect,
+  dialectCapabilities,
+  listDialectTools,
+  RpcError,
+  SERVER_INFO,
+} from './dialects.ts';
 import { onToolsCall } from './tools-call.ts';
 import { forwardUpstreamLogs } from './upstream-logs.ts';
-
-/** Each dialect's server identity. */
-export const SERVER_INFO: Record<Dialect, { name: string; version: string }> = {
-  default: { name: 'codemux', version: '0.1.0' },
-  codemode: { name: 'codemux-codemode', version: '0.1.0' },
-};
-
-export interface McpServerOptions {
-  /** The first tools/list waits up to this long for servers still connecting (stdio). */
-  startupWaitMs?: number;
-}
 
 /** A new MCP server of `dialect` bound to `runtime` for `caller` (whose upstream logs it forwards). */
 export function createDialectServer(
   runtime: Runtime,
   dialect: Dialect,
   caller: Caller = ADMIN,
-  options: McpServerOptions = {},
 ): Server {
-  const server = new Server(SERVER_INFO[dialect], {
-    capabilities: { tools: dialect === 'default' ? { listChanged: true } : {}, logging: {} },
-  });
+  const server = new Server(SERVER_INFO[dialect], { capabilities: dialectCapabilities(dialect) });
   forwardUpstreamLogs(server, runtime, caller);
-  let startup: Promise<void> | undefined;
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-    if (options.startupWaitMs) {
-      startup ??= runtime.registry.whenSettled(options.startupWaitMs);
-      await startup;
-    }
-    return { tools: listDialectTools(runtime, dialect, callerOf(extra)) };
-  });
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
+    tools: listDialectTools(runtime, dialect, callerOf(extra)),
+  }));
   const approvalTimeout = () => runtime.config().toolPolicy.approvalTimeoutMs;
   onToolsCall(server, async (params, extra) => {
     try {
@@ -56,18 +44,4 @@ export function createDialectServer(
     }
   });
   return server;
-}
-
-/** The default dialect's server: code_execution and the code tools. */
-export function createMcpServer(
-  runtime: Runtime,
-  caller: Caller = ADMIN,
-  options: McpServerOptions = {},
-): Server {
-  return createDialectServer(runtime, 'default', caller, options);
-}
-
-/** The code mode server: `execute` is the only tool; any other name is -32002. */
-export function createCodeModeServer(runtime: Runtime, caller: Caller = ADMIN): Server {
-  return createDialectServer(runtime, 'codemode', caller);
 }
