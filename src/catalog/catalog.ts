@@ -4,6 +4,7 @@
  * toolkits. Every operation answers an envelope; none throws.
  */
 import { MAX_SEARCH_QUERY_CHARS } from '../config/defaults.ts';
+import type { DeclarationDialect, ScopeInput } from './declarations.ts';
 import { page, pageParams } from './paging.ts';
 import { ToolIndex } from './tool-index.ts';
 import type { CatalogEnvelope, ToolEntry, Toolkit } from './types.ts';
@@ -80,6 +81,13 @@ function text(
 const isEnvelope = (v: unknown): v is CatalogEnvelope =>
   typeof v === 'object' && v !== null && 'ok' in v;
 
+/** One caller's declarations: a key that changes whenever they would, and what they are written from. */
+export interface DeclarationScope {
+  key: string;
+  /** The caller's tools (held ones marked) and its servers whose tools are not known yet. */
+  source: () => ScopeInput;
+}
+
 export class Catalog {
   private index: ToolIndex | undefined;
   private indexVersion = -1;
@@ -93,6 +101,30 @@ export class Catalog {
       this.indexVersion = version;
     }
     return this.index;
+  }
+
+  /**
+   * What the TypeScript declarations of a caller's tools are written from (declarations.ts,
+   * by the type checker's worker): `scope` names the servers `may` accepts (the same scope,
+   * the same name), and the key returned adds the catalog's version and the servers whose
+   * tools are not known yet, so the same key always means the same declarations.
+   */
+  declarations(
+    scope: string,
+    may: (namespace: string) => boolean,
+    dialect: DeclarationDialect,
+  ): DeclarationScope {
+    const tools = this.tools();
+    const unknownServers = this.source.unavailable().filter(may).sort();
+    const key = `${this.indexVersion}|${dialect}|${scope}|${unknownServers.join(',')}`;
+    return {
+      key,
+      source: () => ({
+        entries: tools.entries.filter((e) => may(e.namespace)),
+        unknownServers,
+        dialect,
+      }),
+    };
   }
 
   /** Runs `op` for a caller who may use the servers `may` accepts. */

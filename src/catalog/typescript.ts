@@ -1,7 +1,9 @@
 /**
- * @module TypeScript declarations of a tool's call signature, generated from its JSON
+ * @module TypeScript types of a tool's arguments and result data, generated from its JSON
  * Schemas: `$ref` / `$defs` (named aliases, so recursion terminates), unions, enums,
- * const, optional fields, index signatures; anything else is `unknown`.
+ * const, optional fields, index signatures; anything else is `any`. The same types feed
+ * `catalog.tools.describe`'s signature and the declarations programs are checked against
+ * (declarations.ts), so the two never disagree.
  */
 import { MAX_TYPESCRIPT_CHARS } from '../config/defaults.ts';
 import type { ToolEntry } from './types.ts';
@@ -15,20 +17,45 @@ const MAX_DEPTH = 32;
 const literal = (v: unknown) => JSON.stringify(v);
 const key = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
 
+/** `text` percent-decoded, or as it is when it is not valid percent-encoding (a hostile `$ref`). */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 function aliasName(ref: string): string {
-  const last = decodeURIComponent(ref.split('/').pop() ?? 'Ref');
+  const last = decoded(ref.split('/').pop() ?? 'Ref');
   const cleaned = last.replace(/[^\w$]/g, '_');
   return /^[A-Za-z_$]/.test(cleaned) ? cleaned : `T_${cleaned}`;
 }
 
-class Printer {
-  /** Aliases for `$ref` targets: name -> body (undefined while being written, for recursion). */
-  readonly aliases = new Map<string, string | undefined>();
+/**
+ * How a schema is written: arguments are closed objects (an unknown argument is a mistake),
+ * result data is open (a server may send more than its output schema names, as JSON Schema
+ * allows); alias names carry a prefix where many tools share one file.
+ */
+interface Style {
+  openObjects: boolean;
+  aliasPrefix: string;
+}
 
-  /** Characters written so far, shared by every Printer of one signature: past the cap, types are `unknown`. */
+class Printer {
+  /** This schema's `$ref`s and the alias each is written as. */
+  private readonly refNames = new Map<string, string>();
+
+  /**
+   * Characters written so far, and the aliases (name -> body, undefined while being written,
+   * for recursion), both shared by every Printer of one signature: past the cap, types are
+   * `any`, and two schemas' `$defs/Item` get two names.
+   */
   constructor(
     private readonly root: Schema,
     private readonly budget: { chars: number },
+    private readonly style: Style,
+    readonly aliases: Map<string, string | undefined>,
   ) {}
 
   /** Counts `text` against the budget. */
@@ -45,17 +72,21 @@ class Printer {
     if (!ref.startsWith('#/')) return undefined;
     let node: unknown = this.root;
     for (const part of ref.slice(2).split('/')) {
-      const step = decodeURIComponent(part.replace(/~1/g, '/').replace(/~0/g, '~'));
+      const step = decoded(part.replace(/~1/g, '/').replace(/~0/g, '~'));
       node = node && typeof node === 'object' ? (node as Schema)[step] : undefined;
     }
     return node && typeof node === 'object' ? (node as Schema) : undefined;
   }
 
   private ref(ref: string, depth: number): string {
-    const name = aliasName(ref);
-    if (this.aliases.has(name)) return name;
+    const known = this.refNames.get(ref);
+    if (known) return known;
     const target = this.resolve(ref);
-    if (!target) return 'unknown';
+    if (!target) return 'any';
+    const base = this.style.aliasPrefix + aliasName(ref);
+    let name = base;
+    for (let n = 2; this.aliases.has(name); n++) name = `${base}_${n}`;
+    this.refNames.set(ref, name);
     this.aliases.set(name, undefined);
     this.aliases.set(name, this.type(target, depth + 1));
     return name;
@@ -75,26 +106,28 @@ class Printer {
       fields.push(`${label}${this.type(prop, depth + 1)}`);
     }
     const extra = schema.additionalProperties;
+    const open =
+      extra === true || (extra === undefined && (fields.length === 0 || this.style.openObjects));
     if (extra && typeof extra === 'object')
       fields.push(`[key: string]: ${this.type(extra as Schema, depth + 1)}`);
-    else if (extra === true || (fields.length === 0 && extra === undefined)) {
-      if (fields.length === 0) return 'Record<string, unknown>';
-      fields.push('[key: string]: unknown');
+    else if (open) {
+      if (fields.length === 0) return 'Record<string, any>';
+      fields.push('[key: string]: any');
     }
     return `{ ${fields.join('; ')} }`;
   }
 
   /** The TypeScript type of `schema`. */
   type(schema: unknown, depth = 0): string {
-    if (schema === true || schema === undefined) return 'unknown';
+    if (schema === true || schema === undefined) return 'any';
     if (schema === false) return 'never';
-    if (!schema || typeof schema !== 'object' || depth > MAX_DEPTH || this.spent) return 'unknown';
+    if (!schema || typeof schema !== 'object' || depth > MAX_DEPTH || this.spent) return 'any';
     const s = schema as Schema;
     if (typeof s.$ref === 'string') return this.ref(s.$ref, depth);
     if ('const' in s) return this.spend(literal(s.const));
     if (Array.isArray(s.enum))
       return s.enum.length
-        ? this.many(s.enum, (v) => this.spend(literal(v) ?? 'unknown'), ' | ')
+        ? this.many(s.enum, (v) => this.spend(literal(v) ?? 'any'), ' | ')
         : 'never';
     for (const combinator of ['anyOf', 'oneOf'] as const) {
       const options = s[combinator];
@@ -111,7 +144,7 @@ class Printer {
     if (types.length === 0) {
       if (s.properties || s.additionalProperties) return this.object(s, depth);
       if (s.items) return `Array<${this.type(s.items, depth + 1)}>`;
-      return 'unknown';
+      return 'any';
     }
     return this.many(types, (t) => this.wrap(this.primitive(String(t), s, depth)), ' | ');
   }
@@ -135,15 +168,15 @@ class Printer {
       case 'object':
         return this.object(s, depth);
       default:
-        return 'unknown';
+        return 'any';
     }
   }
 
-  /** `items` written with `write` and joined by `separator`, until the budget runs out (then `unknown`). */
+  /** `items` written with `write` and joined by `separator`, until the budget runs out (then `any`). */
   private many(items: unknown[], write: (item: unknown) => string, separator: string): string {
     const parts: string[] = [];
     for (const item of items) {
-      if (this.spent) return 'unknown';
+      if (this.spent) return 'any';
       parts.push(write(item));
     }
     return parts.join(separator);
@@ -154,22 +187,50 @@ class Printer {
   }
 }
 
+/** A tool's types: its arguments, its result data, the aliases both need, its doc comment. */
+export interface ToolTypes {
+  args: string;
+  data: string;
+  /** `type Name = ...;` for each `$ref` target. */
+  aliases: string[];
+  /** `/** description *\/\n`, or "" without one. */
+  doc: string;
+  /** True when every argument is optional (the call may leave `args` out). */
+  argsOptional: boolean;
+}
+
+/** A one-line doc comment for `text` (its first line), or "". */
+export function docComment(text: string | undefined): string {
+  return text ? `/** ${text.replace(/\*\//g, '*\\/').split('\n')[0]} */\n` : '';
+}
+
+/** The types of `entry`'s arguments and data; `aliasPrefix` keeps aliases of many tools apart. */
+export function toolTypes(entry: ToolEntry, aliasPrefix = ''): ToolTypes {
+  const budget = { chars: 0 };
+  const named = new Map<string, string | undefined>();
+  const input = new Printer(entry.inputSchema, budget, { openObjects: false, aliasPrefix }, named);
+  const args = input.type(entry.inputSchema);
+  const data = entry.outputSchema
+    ? new Printer(entry.outputSchema, budget, { openObjects: true, aliasPrefix }, named).type(
+        entry.outputSchema,
+      )
+    : 'any';
+  const aliases = [...named].map(([name, body]) => `type ${name} = ${body ?? 'any'};`);
+  const required = entry.inputSchema.required;
+  const argsOptional = !Array.isArray(required) || required.length === 0;
+  return { args, data, aliases, doc: docComment(entry.description), argsOptional };
+}
+
+/** The envelope every `tools.*` call resolves to: `data` and `meta` when `ok`, `error` when not. */
+export const TOOL_ENVELOPE_DECLARATION =
+  'interface ToolEnvelope<T> { ok: boolean; data?: T; meta?: { omitted: number }; error?: { code: string; message: string; retryable: boolean } }';
+
 /** `declare function` for calling `entry` through `tools`, with the aliases its schemas need. */
 export function toolSignature(entry: ToolEntry): string {
-  const budget = { chars: 0 };
-  const input = new Printer(entry.inputSchema, budget);
-  const args = input.type(entry.inputSchema);
-  const output = entry.outputSchema ? new Printer(entry.outputSchema, budget) : undefined;
-  const data = output ? output.type(entry.outputSchema) : 'unknown';
-  const aliases = [...input.aliases, ...(output?.aliases ?? [])].map(
-    ([name, body]) => `type ${name} = ${body ?? 'unknown'};`,
-  );
-  const doc = entry.description
-    ? `/** ${entry.description.replace(/\*\//g, '*\\/').split('\n')[0]} */\n`
-    : '';
+  const { args, data, aliases, doc } = toolTypes(entry);
   return [
     ...aliases,
-    'type ToolEnvelope<T> = { ok: true; data: T; meta: { omitted: number } } | { ok: false; error: { code: string; message: string; retryable: boolean } };',
+    TOOL_ENVELOPE_DECLARATION,
     `${doc}declare function ${entry.namespace.replace(/\W/g, '_')}_${entry.name.replace(/\W/g, '_')}(args: ${args}): Promise<ToolEnvelope<${data}>>; // tools[${JSON.stringify(entry.qualifiedName)}](args)`,
   ].join('\n');
 }
