@@ -1,0 +1,131 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { TYPECHECK_DEFAULTS, TypeChecker, typecheckWorkerUrl } from './index.ts';
+import type { ScopeInput } from './protocol.ts';
+
+const SCOPE: ScopeInput = {
+  entries: [
+    {
+      namespace: 'demo',
+      name: 'ping',
+      qualifiedName: 'demo.ping',
+      description: 'Ping',
+      inputSchema: { type: 'object', properties: {} },
+    },
+  ],
+  unknownServers: [],
+  dialect: 'code_execution',
+};
+
+/** A program long enough that no check of it finishes within a millisecond. */
+const PROGRAM = Array.from(
+  { length: 200 },
+  (_, i) => `const v${i}: Array<{ n: number }> = [1, 2, 3].map((n) => ({ n: n * ${i} }));`,
+).join('\n');
+
+let checker: TypeChecker | undefined;
+afterEach(async () => {
+  await checker?.stop();
+  checker = undefined;
+});
+
+const check = (source: string, scopeKey = 'k') =>
+  checker!.check({ scopeKey, scope: () => SCOPE, source, javascript: false });
+
+describe('TypeChecker', () => {
+  it('checks programs one at a time in a worker, and asks for a scope only once', async () => {
+    checker = new TypeChecker(typecheckWorkerUrl());
+    let asked = 0;
+    const scope = () => {
+      asked++;
+      return SCOPE;
+    };
+    const results = await Promise.all(
+      ['const a: number = 1;', 'const b: number = "x";', 'await tools.demo.pong();'].map((source) =>
+        checker!.check({ scopeKey: 's', scope, source, javascript: false }),
+      ),
+    );
+    expect(results.map((r) => r.diagnostics.map((d) => d.code))).toEqual([[], [2322], [2339]]);
+    expect(asked).toBe(1);
+  });
+
+  it('abandons a check that runs past its time, and the next one still runs', async () => {
+    checker = new TypeChecker(typecheckWorkerUrl(), { ...TYPECHECK_DEFAULTS, timeoutMs: 1 });
+    const slow = await check(PROGRAM);
+    expect(slow.abandoned).toBe('it ran longer than 1 ms');
+    expect(slow.diagnostics).toEqual([
+      {
+        line: 1,
+        column: 1,
+        code: 0,
+        message: 'the type check was abandoned: it ran longer than 1 ms',
+      },
+    ]);
+    await checker.stop();
+    checker = new TypeChecker(typecheckWorkerUrl());
+    expect((await check('const ok: string = "yes";')).diagnostics).toEqual([]);
+  });
+
+  it('abandons checks when the worker runs out of memory, without harm to the host', async () => {
+    checker = new TypeChecker(typecheckWorkerUrl(), {
+      ...TYPECHECK_DEFAULTS,
+      heapMb: 4,
+      startupTimeoutMs: 20_000,
+    });
+    const first = await check('const a = 1;');
+    expect(first.abandoned).toMatch(/could not start|stopped/);
+    const second = await check('const b = 2;');
+    expect(second.abandoned).toMatch(/could not start|stopped/);
+  });
+
+  it('refuses checks beyond its queue at once', async () => {
+    checker = new TypeChecker(typecheckWorkerUrl(), { ...TYPECHECK_DEFAULTS, maxQueued: 2 });
+    const [a, b, c] = await Promise.all([check('1;'), check('2;'), check('3;')]);
+    expect(a!.abandoned).toBeUndefined();
+    expect(b!.abandoned).toBeUndefined();
+    expect(c!.abandoned).toBe('the type checker is busy (2 checks waiting)');
+  });
+
+  it('reports positions as the engine counts lines (\\n only), and keeps enum args apart from server names', async () => {
+    checker = new TypeChecker(typecheckWorkerUrl());
+    const scope: ScopeInput = {
+      entries: [
+        {
+          namespace: 'k8s',
+          name: 'deploy',
+          qualifiedName: 'k8s.deploy',
+          description: 'Deploy',
+          inputSchema: {
+            type: 'object',
+            properties: { server: { type: 'string', enum: ['prd', 'stg'] } },
+            required: ['server'],
+          },
+        },
+      ],
+      unknownServers: [],
+      dialect: 'code_execution',
+    };
+    const found = await checker.check({
+      scopeKey: 'k8s',
+      scope: () => scope,
+      source: "const s = 'a\u2028b';\ncall_tool('k8s', 'deploy', { server: 'prx' });",
+      javascript: false,
+    });
+    expect(found.diagnostics).toHaveLength(1);
+    expect(found.diagnostics[0]).toMatchObject({ line: 2, column: 30, code: 2322 });
+    expect(found.diagnostics[0]!.message).toContain('\'"prd" | "stg"\'');
+  });
+
+  it('abandons a check whose scope cannot be written, and goes on', async () => {
+    checker = new TypeChecker(typecheckWorkerUrl());
+    const broken = await checker.check({
+      scopeKey: 'broken',
+      scope: () => {
+        throw new Error('no entries');
+      },
+      source: '1;',
+      javascript: false,
+    });
+    expect(broken.abandoned).toBe('its declarations failed: no entries');
+    expect((await check('const fine: number = 1;')).diagnostics).toEqual([]);
+  });
+});
