@@ -83,7 +83,9 @@ const result = async (code: string, rt = runtime) => {
 const failure = async (code: string, rt = runtime, timeout_ms?: number) => {
   const out: ExecuteOutcome = await run(code, rt, timeout_ms);
   expect(out.result.status).toBe('error');
-  expect(out.result.diagnostics).toEqual([out.result.error]);
+  // The error first, as Arion's; then the type check's findings, if any (warn).
+  expect(out.result.diagnostics[0]).toEqual(out.result.error);
+  expect(out.result.diagnostics.slice(1).every((d) => d.kind === 'TypeError')).toBe(true);
   return out.result;
 };
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = path.join(ROOT, 'bin', 'codemux.js');
 export const FIXTURE_SERVER = path.join(ROOT, 'test', 'fixtures', 'fixture-server.mjs');
-const MODULES = path.join(ROOT, 'node_modules', '@modelcontextprotocol');
+export const MODULES = path.join(ROOT, 'node_modules', '@modelcontextprotocol');
 
 /** The JSON text of an MCP `initialize` request (2025-11-25), for tests that speak HTTP without the SDK client. */
 export function initializeBody(clientName = 't', id = 1): string {

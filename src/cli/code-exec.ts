@@ -32,6 +32,7 @@ interface ExecFlags extends GatewayFlags {
   timeout?: string;
   maxToolCalls?: string;
   allowedServers?: string;
+  typecheck?: string;
   logLevel?: string;
   logFormat?: string;
   config?: string;
@@ -85,6 +86,8 @@ function toArguments(flags: ExecFlags): Record<string, unknown> {
       .map((s) => s.trim())
       .filter(Boolean);
   }
+  // Checked where it runs (INVALID_OPTIONS names the values), like every option.
+  if (flags.typecheck !== undefined) options.typecheck = flags.typecheck;
   // --script sends only the name: the handler that runs it is the only thing that resolves it.
   const source =
     flags.script !== undefined
@@ -191,7 +194,11 @@ export function registerCodeExec(code: Command): void {
       'execution timeout in milliseconds (1-600000; default from config, 120000)',
     )
     .option('--max-tool-calls <n>', 'maximum tool calls, 0 = unlimited (default from config, 0)')
-    .option('--allowed-servers <names>', 'comma-separated list of server names the code may call');
+    .option('--allowed-servers <names>', 'comma-separated list of server names the code may call')
+    .option(
+      '--typecheck <mode>',
+      'type-check TypeScript (and // @ts-check JavaScript) first: off, warn or error (default from config, warn)',
+    );
   addLogOptions(exec);
   addConfigOption(exec);
   addGatewayOptions(exec).action(async (flags: ExecFlags) => {

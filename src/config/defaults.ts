@@ -32,6 +32,10 @@ export const MAX_MAX_RESULT_BYTES = 64 * 1_048_576;
 
 /** code_execution: host calls (tool, catalog and log calls) one run may make; the next ends it. */
 export const DEFAULT_MAX_HOST_CALLS = 10_000;
+/** `code_execution_typecheck` / `options.typecheck`: whether a TypeScript program is type-checked before it runs. */
+export const TYPECHECK_MODES = ['off', 'warn', 'error'] as const;
+export type TypecheckMode = (typeof TYPECHECK_MODES)[number];
+export const DEFAULT_TYPECHECK_MODE: TypecheckMode = 'warn';
 export const MIN_MAX_HOST_CALLS = 1;
 export const MAX_MAX_HOST_CALLS = 1_000_000;
 

@@ -20,6 +20,7 @@ describe('resolveConfig', () => {
       maxOutputBytes: 1048576,
       maxResultBytes: 16777216,
       maxHostCalls: 10000,
+      typecheck: 'warn',
     });
     expect(config.shutdownGraceMs).toBe(5000);
     expect(config.databaseUrl).toBeUndefined();

@@ -29,6 +29,7 @@ import {
   DEFAULT_SHUTDOWN_GRACE_MS,
   DEFAULT_STARTUP_WAIT_MS,
   DEFAULT_TOOL_PINNING,
+  DEFAULT_TYPECHECK_MODE,
   OAUTH_CALLBACK_PATH,
   UPSTREAM_CONNECT_TIMEOUT_MS,
 } from './defaults.ts';
@@ -290,6 +291,7 @@ function resolveKnown(
       maxOutputBytes: user.code_execution_max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
       maxResultBytes: user.code_execution_max_result_bytes ?? DEFAULT_MAX_RESULT_BYTES,
       maxHostCalls: user.code_execution_max_host_calls ?? DEFAULT_MAX_HOST_CALLS,
+      typecheck: user.code_execution_typecheck ?? DEFAULT_TYPECHECK_MODE,
     },
     codeTools: {
       maxTimeoutMs: user.code_tools_max_timeout_ms ?? DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS,

@@ -43,6 +43,7 @@ import {
   POLICY_ACTIONS,
   SERVER_NAME_PATTERN,
   TOOL_PINNING_MODES,
+  TYPECHECK_MODES,
 } from './defaults.ts';
 
 /** An integer in [min, max], with a message that states the range. */
@@ -170,6 +171,11 @@ export const userConfigSchema = z.object({
   code_execution_max_output_bytes: intIn(MIN_MAX_OUTPUT_BYTES, MAX_MAX_OUTPUT_BYTES).optional(),
   code_execution_max_result_bytes: intIn(MIN_MAX_RESULT_BYTES, MAX_MAX_RESULT_BYTES).optional(),
   code_execution_max_host_calls: intIn(MIN_MAX_HOST_CALLS, MAX_MAX_HOST_CALLS).optional(),
+  code_execution_typecheck: z
+    .enum(TYPECHECK_MODES, {
+      error: `must be one of ${TYPECHECK_MODES.map((m) => `"${m}"`).join(', ')}`,
+    })
+    .optional(),
   code_tools_max_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   code_tools_max_memory_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
   connect_timeout_ms: intIn(MIN_CONNECT_TIMEOUT_MS, MAX_CONNECT_TIMEOUT_MS).optional(),

@@ -1,5 +1,5 @@
 /** @module The resolved config: every field present, every default applied. */
-import type { PolicyAction, ToolPinning } from './defaults.ts';
+import type { PolicyAction, ToolPinning, TypecheckMode } from './defaults.ts';
 
 export type UpstreamProtocol = 'stdio' | 'http' | 'sse';
 
@@ -55,6 +55,8 @@ export interface CodeExecutionConfig {
   maxResultBytes: number;
   /** Tool, catalog and log calls one run may make; the next one ends it (RESOURCE_LIMIT_EXCEEDED). */
   maxHostCalls: number;
+  /** Whether TypeScript programs (and JavaScript ones starting with `// @ts-check`) are type-checked first. */
+  typecheck: TypecheckMode;
 }
 
 /** Caps of code tools' own limits (`code_tools_max_timeout_ms`, `code_tools_max_memory_mb`). */

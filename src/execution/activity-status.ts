@@ -29,6 +29,7 @@ const REJECTED = new Set([
   'SCRIPT_UNUSABLE',
   'INVALID_CODE_TOOL',
   'invalid_input',
+  'TYPE_ERROR',
 ]);
 
 /** The upstream answered with an error (an isError result, or its own failure). */

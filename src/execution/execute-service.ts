@@ -12,7 +12,7 @@ import {
   MAX_SOURCE_BYTES,
 } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
-import { type GuestError, type SandboxExecutor, stripFunctionBody } from '../sandbox/index.ts';
+import { type SandboxExecutor, stripFunctionBody } from '../sandbox/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { activityIdFor, newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
@@ -20,38 +20,37 @@ import type { ActivityRecorder } from './activity-recorder.ts';
 import { CallGate } from './call-gate.ts';
 import type { CallDetail } from './call-trace.ts';
 import { featureDisabled, messageFor } from './caller-view.ts';
+import {
+  asEnvelope,
+  type Diagnostic,
+  diagnostic,
+  type ExecuteOutcome,
+  type ExecuteResult,
+  errorResult,
+  toDiagnostic,
+  typeDiagnostics,
+} from './execute-result.ts';
 import { fitExecuteResult } from './fit-execute.ts';
 import { mapGuestError } from './map-positions.ts';
 import type { Approvals } from './policy/approvals.ts';
 import { CallPolicy } from './policy/call-policy.ts';
 import type { CallerChannel } from './policy/types.ts';
 import type { ToolPins } from './tool-pins.ts';
+import {
+  diagnosticsOf,
+  type ProgramCheck,
+  startTypecheck,
+  type TypecheckDeps,
+  typeError,
+} from './typecheck-step.ts';
 import { ADMIN, type Caller, type Envelope } from './types.ts';
 
-export type DiagnosticKind =
-  | 'ParseError'
-  | 'ExecutionFailure'
-  | 'TimeoutExceeded'
-  | 'ResourceLimitExceeded'
-  | 'InternalError';
-
-export interface Diagnostic {
-  kind: DiagnosticKind;
-  message: string;
-  /** codemux's error code where Arion has no kind of its own (FEATURE_DISABLED). */
-  code?: string;
-  line?: number;
-  column?: number;
-}
-
-export interface ExecuteResult {
-  status: 'completed' | 'error';
-  result: unknown;
-  error: Diagnostic | null;
-  diagnostics: Diagnostic[];
-  logs: string[];
-  toolCalls: Array<{ tool: string; ok: boolean; durationMs: number }>;
-}
+export type {
+  Diagnostic,
+  DiagnosticKind,
+  ExecuteOutcome,
+  ExecuteResult,
+} from './execute-result.ts';
 
 /** An answer outside the result: a JSON-RPC error (Arion's codes and messages). */
 export class ExecuteRefusal extends Error {
@@ -63,56 +62,13 @@ export class ExecuteRefusal extends Error {
   }
 }
 
-export interface ExecuteOutcome {
-  result: ExecuteResult;
-  /** Present when the result was trimmed to max_output_bytes. */
-  truncation?: { logsOmitted: number; toolCallsOmitted: number };
-  /** The activity record of this execution, when history is on. */
-  activityId?: string;
-}
-
 const FILENAME = 'execute.ts';
 /** The body runs inside this wrapper; its one line before the code shifts lines by one. */
 const WRAP_HEAD = 'await (async function () {\n';
 const WRAP_TAIL = '\n})();';
 const ARGUMENTS = new Set(['code', 'timeout_ms']);
 
-function diagnostic(
-  kind: DiagnosticKind,
-  message: string,
-  at?: { line?: number; column?: number },
-): Diagnostic {
-  return { kind, message, ...(at?.line !== undefined ? { line: at.line, column: at.column } : {}) };
-}
-
-/** Engine outcome -> Arion's diagnostic kinds. */
-function toDiagnostic(
-  error: GuestError,
-  mapped: { message: string; stack?: string; line?: number; column?: number },
-): Diagnostic {
-  switch (error.code) {
-    case 'SYNTAX_ERROR':
-      return diagnostic('ParseError', mapped.message, mapped);
-    case 'TIMEOUT':
-      return diagnostic('TimeoutExceeded', 'The run exceeded its wall-clock limit');
-    case 'MEMORY_LIMIT_EXCEEDED':
-      return diagnostic('ResourceLimitExceeded', `memory limit exceeded: ${error.message}`);
-    case 'OUTPUT_TOO_LARGE':
-      return diagnostic('ResourceLimitExceeded', `result size limit exceeded: ${error.message}`);
-    case 'RESOURCE_LIMIT_EXCEEDED':
-      return diagnostic('ResourceLimitExceeded', error.message);
-    case 'EXECUTION_FAILED':
-      return diagnostic('InternalError', 'An internal error occurred');
-    default:
-      return diagnostic(
-        'ExecutionFailure',
-        mapped.stack ? `${mapped.message}\n${mapped.stack}` : mapped.message,
-        mapped,
-      );
-  }
-}
-
-export interface ExecuteServiceDeps {
+export interface ExecuteServiceDeps extends TypecheckDeps {
   config: () => ResolvedConfig;
   registry: UpstreamRegistry;
   catalog: Catalog;
@@ -130,29 +86,6 @@ export interface ExecuteServiceDeps {
 export interface ExecuteOptions {
   channel?: CallerChannel;
   signal?: AbortSignal;
-}
-
-/** A failed run's result: the diagnostic, with what the program logged and called before. */
-function errorResult(
-  d: Diagnostic,
-  logs: string[] = [],
-  toolCalls: ExecuteResult['toolCalls'] = [],
-): ExecuteResult {
-  return { status: 'error', result: null, error: d, diagnostics: [d], logs, toolCalls };
-}
-
-/** An execute result in the history's terms: `{ok, value}` or `{ok: false, error: {code, message}}`. */
-function asEnvelope(outcome: ExecuteOutcome): Envelope {
-  const { result } = outcome;
-  if (result.status === 'completed') {
-    return { ok: true, value: result.result, ...(result.logs.length ? { logs: result.logs } : {}) };
-  }
-  const d = result.error!;
-  return {
-    ok: false,
-    error: { code: d.code ?? d.kind, message: d.message },
-    ...(result.logs.length ? { logs: result.logs } : {}),
-  };
 }
 
 export class ExecuteService {
@@ -274,7 +207,6 @@ export class ExecuteService {
     calls: CallDetail[],
     policy: CallPolicy,
   ): Promise<ExecuteResult> {
-    const limits = config.codeMode;
     const size = Buffer.byteLength(code);
     if (size > MAX_SOURCE_BYTES) {
       // Refused before anything ran: the history records it `rejected`, as code_execution's.
@@ -288,6 +220,51 @@ export class ExecuteService {
     }
     const stripped = await stripFunctionBody(code);
     if (!stripped.ok) return errorResult(diagnostic('ParseError', stripped.message, stripped));
+    const check = startTypecheck(this.deps, {
+      code,
+      language: 'typescript',
+      mode: config.codeExecution.typecheck,
+      allowedServers: caller.kind === 'agent' ? new Set(caller.servers) : undefined,
+      dialect: 'execute',
+    });
+    const found = check?.mode === 'error' ? await check.result : undefined;
+    if (found && found.diagnostics.length > 0) {
+      const refused = typeError(found);
+      const error: Diagnostic = {
+        ...diagnostic('TypeError', refused.message, refused),
+        code: refused.code,
+      };
+      // diagnostics: the error first (as Arion's), then each finding.
+      return { ...errorResult(error), diagnostics: [error, ...typeDiagnostics(found.diagnostics)] };
+    }
+    return this.runChecked(stripped.code, check, timeoutMs, caller, config, calls, policy);
+  }
+
+  /** The run of a program that passed its check (or runs beside it, under `warn`). */
+  private async runChecked(
+    body: string,
+    check: ProgramCheck | undefined,
+    timeoutMs: number | undefined,
+    caller: Caller,
+    config: ResolvedConfig,
+    calls: CallDetail[],
+    policy: CallPolicy,
+  ): Promise<ExecuteResult> {
+    const result = await this.runBody(body, timeoutMs, caller, config, calls, policy);
+    const found = (check?.mode === 'warn' && (await diagnosticsOf(check))) || [];
+    if (found.length === 0) return result;
+    return { ...result, diagnostics: [...result.diagnostics, ...typeDiagnostics(found)] };
+  }
+
+  private async runBody(
+    body: string,
+    timeoutMs: number | undefined,
+    caller: Caller,
+    config: ResolvedConfig,
+    calls: CallDetail[],
+    policy: CallPolicy,
+  ): Promise<ExecuteResult> {
+    const limits = config.codeMode;
     // timeout_ms can only lower the configured limit.
     const wallMs = Math.min(timeoutMs ?? limits.executionTimeoutMs, limits.executionTimeoutMs);
     const deadlineMs = Date.now() + wallMs;
@@ -309,7 +286,7 @@ export class ExecuteService {
     });
     const outcome = await this.deps.executor.run(
       {
-        code: WRAP_HEAD + stripped.code + WRAP_TAIL,
+        code: WRAP_HEAD + body + WRAP_TAIL,
         filename: FILENAME,
         globalsJson: '{}',
         hide: ['call_tool', 'call_tools'],

@@ -86,3 +86,42 @@ describe('fitExecuteResult (execute)', () => {
     expect(wire(fitted)).toBeLessThanOrEqual(2048);
   });
 });
+
+describe("the type check's diagnostics within the bound", () => {
+  const finding = (i: number) => ({
+    line: i + 1,
+    column: 3,
+    code: 2345,
+    message: `unknown tool "t${i}" on server "s"; did you mean "x"? ${'d'.repeat(120)}`,
+  });
+  const findings = Array.from({ length: 20 }, (_, i) => finding(i));
+
+  it('code_execution: a value that fits keeps its place; the diagnostics take what is left', () => {
+    const stats = { duration_ms: 1, tool_calls: 0 };
+    const envelope: Envelope = { ok: true, value: 'v'.repeat(3300), diagnostics: findings };
+    const fitted = fitAnswer({ envelope, toolCalls: [], stats }, 4096, ID);
+    expect(fitted.envelope).toMatchObject({ ok: true, value: 'v'.repeat(3300) });
+    const kept = fitted.envelope.diagnostics ?? [];
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(20);
+    expect(kept).toEqual(findings.slice(0, kept.length));
+    expect(answerBytes({ ...fitted, stats }, ID)).toBeLessThanOrEqual(4096);
+  });
+
+  it('execute: the result keeps its place; the findings after the error take what is left', () => {
+    const result: ExecuteResult = {
+      status: 'completed',
+      result: 'r'.repeat(3300),
+      error: null,
+      diagnostics: findings.map((f) => ({ kind: 'TypeError' as const, ...f })),
+      logs: [],
+      toolCalls: [],
+    };
+    const outcome = fitExecuteResult(result, 4096, ID);
+    expect(outcome.result.status).toBe('completed');
+    expect(outcome.result.result).toBe('r'.repeat(3300));
+    expect(outcome.result.diagnostics.length).toBeGreaterThan(0);
+    expect(outcome.result.diagnostics.length).toBeLessThan(20);
+    expect(executeAnswerBytes(outcome, ID)).toBeLessThanOrEqual(4096);
+  });
+});

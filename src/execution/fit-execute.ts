@@ -4,8 +4,8 @@
  * the JSON of `_meta` (`{"codemux/codemodeTruncation": {logsOmitted, toolCallsOmitted}}`, present
  * once anything was left out). `content[0].text` is the result alone, so it fits too.
  */
-import type { Diagnostic, ExecuteOutcome, ExecuteResult } from './execute-service.ts';
-import { cutText, jsonBytes } from './fit-output.ts';
+import type { Diagnostic, ExecuteOutcome, ExecuteResult } from './execute-result.ts';
+import { cutText, diagnosticsWithin, jsonBytes } from './fit-output.ts';
 
 type Truncation = NonNullable<ExecuteOutcome['truncation']>;
 
@@ -33,12 +33,21 @@ const popBytes = (size: number, left: number) => size + (left > 0 ? 1 : 0);
  * less. A result that cannot fit even alone becomes a ResourceLimitExceeded failure.
  */
 export function fitExecuteResult(
-  result: ExecuteResult,
+  whole: ExecuteResult,
   maxBytes: number,
   activityId?: string,
 ): ExecuteOutcome {
   const id = idBytes(activityId);
-  if (jsonBytes(result) + id <= maxBytes) return { result };
+  if (jsonBytes(whole) + id <= maxBytes) return { result: whole };
+  // The type check's findings (after the error, if any) take only what is left at the end.
+  const first = whole.error ? 1 : 0;
+  const findings = whole.diagnostics.slice(first);
+  const result = { ...whole, diagnostics: whole.diagnostics.slice(0, first) };
+  const withFindings = (fitted: ExecuteResult, left: number): ExecuteResult => {
+    // Appended to `[error]` each costs a comma more than inside a list of its own.
+    const kept = diagnosticsWithin(findings, left + 2 - first);
+    return kept.length > 0 ? { ...fitted, diagnostics: [...fitted.diagnostics, ...kept] } : fitted;
+  };
   const trimmed = { ...result, toolCalls: [...result.toolCalls], logs: [...result.logs] };
   // The largest `_meta` this answer can need: everything omitted.
   const worstMeta = truncationBytes({
@@ -79,7 +88,12 @@ export function fitExecuteResult(
     total -= popBytes(logSizes[trimmed.logs.length]!, trimmed.logs.length);
     truncation.logsOmitted++;
   }
-  if (!over()) return { result: trimmed, truncation };
+  if (!over()) {
+    return {
+      result: withFindings(trimmed, maxBytes - total - truncationBytes(truncation)),
+      truncation,
+    };
+  }
   const alone: Diagnostic = {
     kind: 'ResourceLimitExceeded',
     message: `result size limit exceeded: the result with its frame (status, activity_id) is larger than code_mode.max_output_bytes (${maxBytes} bytes)`,

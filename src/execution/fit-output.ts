@@ -127,11 +127,48 @@ export function answerBytes(answer: Answer, activityId?: string): number {
 
 /**
  * The answer fitted to `maxBytes` as answerBytes measures it (activity_id included): the
+ * type check's diagnostics are set aside and get what room is left at the end; the
  * envelope is fitted first as if the trace were empty (fitEnvelope; a value that does not fit
  * with its frame becomes OUTPUT_TOO_LARGE), then trace entries are kept from the start while
  * they fit. `stats.tool_calls` still counts every call.
  */
 export function fitAnswer(
+  answer: Answer,
+  maxBytes: number,
+  activityId?: string,
+): Pick<ExecutionResult, 'envelope' | 'toolCalls'> {
+  if (answerBytes(answer, activityId) <= maxBytes) return answer;
+  const { diagnostics, ...envelope } = answer.envelope;
+  const fitted = fitWithout({ ...answer, envelope: envelope as Envelope }, maxBytes, activityId);
+  if (!diagnostics) return fitted;
+  // The type check's findings take only what is left: they never cost the value its place.
+  const left = maxBytes - answerBytes({ ...answer, ...fitted }, activityId);
+  const kept = diagnosticsWithin(diagnostics, left - DIAGNOSTICS_FIELD_BYTES);
+  return kept.length > 0
+    ? { ...fitted, envelope: { ...fitted.envelope, diagnostics: kept } }
+    : fitted;
+}
+
+/** Bytes `,"diagnostics":` adds besides the array itself. */
+const DIAGNOSTICS_FIELD_BYTES = jsonBytes({ diagnostics: [] }) - 2 - 1;
+
+/**
+ * The first diagnostics whose JSON array takes at most `maxJsonBytes`, each whole (none when
+ * not even one fits).
+ */
+export function diagnosticsWithin<T>(diagnostics: T[], maxJsonBytes: number): T[] {
+  let used = 2;
+  let kept = 0;
+  for (const d of diagnostics) {
+    used += jsonBytes(d) + (kept > 0 ? 1 : 0);
+    if (used > maxJsonBytes) break;
+    kept++;
+  }
+  return kept === diagnostics.length ? diagnostics : diagnostics.slice(0, kept);
+}
+
+/** fitAnswer for an envelope without diagnostics. */
+function fitWithout(
   answer: Answer,
   maxBytes: number,
   activityId?: string,

@@ -13,6 +13,12 @@ import type {
   OAuthStore,
   ToolPinStore,
 } from '../store/index.ts';
+import {
+  TYPECHECK_DEFAULTS,
+  TypeChecker,
+  type TypeCheckerOptions,
+  typecheckWorkerUrl,
+} from '../typecheck/index.ts';
 import { type ClusterSlots, UpstreamOAuth, UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { SECRET_KEY_BYTES, SecretBox } from '../util/secret-box.ts';
@@ -35,6 +41,8 @@ export interface Runtime {
   service: ExecutionService;
   /** The execute tool (code mode). */
   execute: ExecuteService;
+  /** The type checker of TypeScript programs (its worker starts with the first check). */
+  typecheck: TypeChecker;
   /** Code tools, when the runtime has a store for them. */
   codeTools?: CodeTools;
   /** The activity history, when the runtime has a store for it. */
@@ -107,6 +115,8 @@ export interface RuntimeOptions {
   toolPinStore?: ToolPinStore;
   /** Where approvals are kept (shared by instances on PostgreSQL); without it, in memory. */
   approvalStore?: ApprovalStore;
+  /** The type checker's bounds (tests lower them); default TYPECHECK_DEFAULTS. */
+  typecheck?: Partial<TypeCheckerOptions>;
   /** Where upstream OAuth credentials are kept, and the box that seals them; without it, none. */
   oauth?: { store: OAuthStore; secretBox: () => SecretBox };
 }
@@ -195,10 +205,17 @@ export function createRuntime(
     () => config.toolPolicy.approvalTimeoutMs,
     logger,
   );
+  // Started by the first program it checks (its worker then stays warm).
+  const typecheck = new TypeChecker(typecheckWorkerUrl(), {
+    ...TYPECHECK_DEFAULTS,
+    logger,
+    ...options.typecheck,
+  });
   const deps = {
     config: current,
     registry,
     catalog,
+    typecheck,
     executor: pool,
     logger,
     activity: recorder,
@@ -217,6 +234,7 @@ export function createRuntime(
     catalog,
     service,
     execute,
+    typecheck,
     ...(codeTools ? { codeTools } : {}),
     ...(activity ? { activity } : {}),
     pins,
@@ -249,7 +267,9 @@ export function createRuntime(
       approvals.stop();
       oauth?.close();
       // The history is flushed last: nothing recorded is lost on a clean stop.
-      stopping ??= Promise.all([pool.stop(), registry.stop()]).then(() => recorder?.stop());
+      stopping ??= Promise.all([pool.stop(), registry.stop(), typecheck.stop()]).then(() =>
+        recorder?.stop(),
+      );
       return stopping;
     },
   };

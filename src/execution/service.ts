@@ -28,18 +28,25 @@ import { mapGuestError, preferParserError } from './map-positions.ts';
 import type { Approvals } from './policy/approvals.ts';
 import { CallPolicy } from './policy/call-policy.ts';
 import type { CallerChannel } from './policy/types.ts';
+import { elapsed, positioned, reachableServers, refusal } from './run-frame.ts';
 import type { ToolPins } from './tool-pins.ts';
+import {
+  diagnosticsOf,
+  type ProgramCheck,
+  startTypecheck,
+  type TypecheckDeps,
+  typeError,
+} from './typecheck-step.ts';
 import {
   ADMIN,
   type Caller,
   type Envelope,
-  type ErrorBody,
   type ExecutionResult,
   mayUseCodeTool,
 } from './types.ts';
 import { validateRequest } from './validate-request.ts';
 
-export interface ExecutionServiceDeps {
+export interface ExecutionServiceDeps extends TypecheckDeps {
   /** The current config (a function, so a reloaded config applies to the next execution). */
   config: () => ResolvedConfig;
   registry: UpstreamRegistry;
@@ -81,6 +88,8 @@ interface SandboxRun {
   globalsJson: string;
   /** What names the globals in a refusal when they do not fit in the sandbox's memory. */
   inputFacts: InputFacts;
+  /** The type check running beside the program (`warn`): its findings join the answer. */
+  typecheck?: ProgramCheck;
   dateGlobals?: string[];
   undefinedGlobals?: string[];
   hide?: string[];
@@ -96,37 +105,6 @@ interface SandboxRun {
 
 /** A code tool without allowed_servers is the language only, as in Vectoralix. */
 const LANGUAGE_ONLY_HIDDEN = ['call_tool', 'call_tools', 'tools', 'catalog'];
-
-/** A source that did not prepare, as an error at its position. */
-function positioned(
-  code: string,
-  failure: { message: string; line?: number; column?: number },
-): ErrorBody {
-  return { code, message: failure.message, line: failure.line, column: failure.column };
-}
-
-function refusal(error: ErrorBody, started: number): ExecutionResult {
-  return {
-    envelope: { ok: false, error },
-    toolCalls: [],
-    stats: { duration_ms: elapsed(started), tool_calls: 0 },
-  };
-}
-
-function elapsed(started: number): number {
-  return Math.round((performance.now() - started) * 100) / 100;
-}
-
-/** allowed_servers (empty = all) intersected with an agent token's servers; undefined = no limit. */
-function reachableServers(
-  allowed: readonly string[] | undefined,
-  caller: Caller,
-): ReadonlySet<string> | undefined {
-  const requested = allowed && allowed.length > 0 ? new Set(allowed) : undefined;
-  if (caller.kind === 'admin') return requested;
-  const scope = new Set(caller.servers);
-  return requested ? new Set([...requested].filter((s) => scope.has(s))) : scope;
-}
 
 export class ExecutionService {
   constructor(private readonly deps: ExecutionServiceDeps) {}
@@ -197,6 +175,20 @@ export class ExecutionService {
       capField: 'code_execution_memory_limit_mb',
     };
     if (cannotFit(inputFacts)) return refusal(inputTooLarge(inputFacts), started);
+    const allowedServers = reachableServers(request.options.allowedServers, caller);
+    const check = startTypecheck(this.deps, {
+      code,
+      language,
+      mode: request.options.typecheck ?? settings.typecheck,
+      allowedServers,
+      dialect: 'code_execution',
+    });
+    if (check?.mode === 'error') {
+      const found = await check.result;
+      if (found.diagnostics.length > 0) {
+        return refusal(typeError(found), started, found.diagnostics);
+      }
+    }
     return this.runSandbox({
       started,
       config,
@@ -206,10 +198,11 @@ export class ExecutionService {
       syntaxError: prepared.syntaxError,
       globalsJson,
       inputFacts,
+      ...(check?.mode === 'warn' ? { typecheck: check } : {}),
       timeoutMs: request.options.timeoutMs ?? settings.timeoutMs,
       memoryLimitMb: settings.memoryLimitMb,
       maxToolCalls: request.options.maxToolCalls ?? settings.maxToolCalls,
-      allowedServers: reachableServers(request.options.allowedServers, caller),
+      allowedServers,
       caller,
       facts,
       options,
@@ -382,6 +375,8 @@ export class ExecutionService {
       }
       envelope = { ok: false, error: errorFor(error, run.caller), ...logs };
     }
+    const diagnostics = await diagnosticsOf(run.typecheck);
+    if (diagnostics) envelope.diagnostics = diagnostics;
     // Fitted to the output bound by record(), with everything the answer carries.
     return {
       envelope,

@@ -1,4 +1,5 @@
 /** @module What an execution returns to every surface. */
+import type { TypeDiagnostic } from '../typecheck/index.ts';
 
 export interface ErrorBody {
   code: string;
@@ -8,10 +9,10 @@ export interface ErrorBody {
   column?: number;
 }
 
-/** The JSON envelope of the contract: `content[0].text` in MCP, the body in REST and the CLI. */
+/** The JSON envelope of the contract: `content[0].text` in MCP, the body in REST and the CLI; `diagnostics`: the type check's findings, when there are any. */
 export type Envelope =
-  | { ok: true; value: unknown; logs?: string[] }
-  | { ok: false; error: ErrorBody; logs?: string[] };
+  | { ok: true; value: unknown; logs?: string[]; diagnostics?: TypeDiagnostic[] }
+  | { ok: false; error: ErrorBody; logs?: string[]; diagnostics?: TypeDiagnostic[] };
 
 export interface ToolCallRecord {
   server: string;

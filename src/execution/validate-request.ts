@@ -1,5 +1,11 @@
 /** @module Validates code_execution arguments before anything runs; refusals are values. */
-import { MAX_SOURCE_BYTES, MAX_TIMEOUT_MS, MIN_TIMEOUT_MS } from '../config/defaults.ts';
+import {
+  MAX_SOURCE_BYTES,
+  MAX_TIMEOUT_MS,
+  MIN_TIMEOUT_MS,
+  TYPECHECK_MODES,
+  type TypecheckMode,
+} from '../config/defaults.ts';
 import type { Language } from '../sandbox/index.ts';
 import type { ErrorBody } from './types.ts';
 
@@ -10,6 +16,8 @@ export interface ExecutionOptions {
   timeoutMs?: number;
   maxToolCalls?: number;
   allowedServers?: string[];
+  /** Overrides code_execution_typecheck for this call. */
+  typecheck?: TypecheckMode;
 }
 
 export interface ValidRequest {
@@ -38,7 +46,7 @@ function checkOptions(raw: unknown): Checked<ExecutionOptions> {
   if (raw === undefined || raw === null) return { ok: true, value: {} };
   if (!isObject(raw)) return refuse('INVALID_OPTIONS', 'options must be an object');
   const options: ExecutionOptions = {};
-  const { timeout_ms, max_tool_calls, allowed_servers } = raw;
+  const { timeout_ms, max_tool_calls, allowed_servers, typecheck } = raw;
   if (timeout_ms !== undefined) {
     if (
       typeof timeout_ms !== 'number' ||
@@ -74,6 +82,15 @@ function checkOptions(raw: unknown): Checked<ExecutionOptions> {
       );
     }
     options.allowedServers = allowed_servers;
+  }
+  if (typecheck !== undefined) {
+    if (!TYPECHECK_MODES.includes(typecheck as TypecheckMode)) {
+      return refuse(
+        'INVALID_OPTIONS',
+        `options.typecheck must be one of ${TYPECHECK_MODES.map((m) => `"${m}"`).join(', ')} (got ${describe(typecheck)})`,
+      );
+    }
+    options.typecheck = typecheck as TypecheckMode;
   }
   return { ok: true, value: options };
 }

@@ -49,6 +49,12 @@ export const CODE_EXECUTION_INPUT_SCHEMA = {
           items: { type: 'string' },
           description: 'Array of server names allowed to be called (empty = all allowed)',
         },
+        typecheck: {
+          type: 'string',
+          enum: ['off', 'warn', 'error'],
+          description:
+            "Type-check TypeScript (and JavaScript starting with // @ts-check) against the tools you may call: 'warn' runs and lists diagnostics, 'error' refuses with TYPE_ERROR, 'off' skips (default from config: warn)",
+        },
       },
     },
   },
