@@ -2,6 +2,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BIN } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
@@ -109,4 +111,19 @@ export async function waitUntilReady(gateway: RunningGateway, timeoutMs = 10_000
     if (json.value.servers.every((s: { state: string }) => s.state === 'ready')) return;
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** An MCP client (1.x SDK, Streamable HTTP) on `route` of `gateway`, with its admin key. */
+export async function adminClient(
+  gateway: RunningGateway,
+  route: string,
+  name = 'codemux-test',
+): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gateway.url}${route}`), {
+      requestInit: { headers: { 'x-api-key': gateway.key } },
+    }),
+  );
+  return client;
 }

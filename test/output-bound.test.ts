@@ -6,10 +6,9 @@
  * structuredContent (result and activity_id) plus the JSON of _meta, and content[0].text. The
  * REST body (the envelope, activity_id and request_id) fits too.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
+import { adminClient, type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { SERVERS, writeConfig } from './helpers.ts';
 
 const BOUND = 8192;
@@ -18,15 +17,7 @@ let gateway: RunningGateway;
 let mcp: Client;
 let codemode: Client;
 
-async function connect(route: string): Promise<Client> {
-  const client = new Client({ name: 'output-bound-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${gateway.url}${route}`), {
-      requestInit: { headers: { 'x-api-key': gateway.key } },
-    }),
-  );
-  return client;
-}
+const connect = (route: string) => adminClient(gateway, route, 'output-bound-test');
 
 beforeAll(async () => {
   gateway = await startGateway(

@@ -4,25 +4,16 @@
  * TYPE_ERROR), the config key (`code_execution_typecheck`, a bad value exits 2 naming it),
  * and execute's Arion diagnostics.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
+import { adminClient, type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { runCli, SERVERS, writeConfig } from './helpers.ts';
 
 let gateway: RunningGateway;
 let mcp: Client;
 let codemode: Client;
 
-async function connect(route: string): Promise<Client> {
-  const client = new Client({ name: 'typecheck-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${gateway.url}${route}`), {
-      requestInit: { headers: { 'x-api-key': gateway.key } },
-    }),
-  );
-  return client;
-}
+const connect = (route: string) => adminClient(gateway, route, 'typecheck-test');
 
 beforeAll(async () => {
   gateway = await startGateway(

@@ -82,6 +82,16 @@ export interface ExecuteServiceDeps extends TypecheckDeps {
   approvals?: Approvals;
 }
 
+/** One execute call's facts on its way through the service. */
+interface ExecuteRun {
+  timeoutMs: number | undefined;
+  caller: Caller;
+  config: ResolvedConfig;
+  /** The calls it made, for the activity history. */
+  calls: CallDetail[];
+  policy: CallPolicy;
+}
+
 /** How an execute call waits when one of its calls needs approval. */
 export interface ExecuteOptions {
   channel?: CallerChannel;
@@ -193,20 +203,14 @@ export class ExecuteService {
     }
     this.running++;
     try {
-      return await this.run(code, timeoutMs, caller, config, calls, policy);
+      return await this.run(code, { timeoutMs, caller, config, calls, policy });
     } finally {
       this.running--;
     }
   }
 
-  private async run(
-    code: string,
-    timeoutMs: number | undefined,
-    caller: Caller,
-    config: ResolvedConfig,
-    calls: CallDetail[],
-    policy: CallPolicy,
-  ): Promise<ExecuteResult> {
+  private async run(code: string, run: ExecuteRun): Promise<ExecuteResult> {
+    const { caller, config } = run;
     const size = Buffer.byteLength(code);
     if (size > MAX_SOURCE_BYTES) {
       // Refused before anything ran: the history records it `rejected`, as code_execution's.
@@ -237,33 +241,23 @@ export class ExecuteService {
       // diagnostics: the error first (as Arion's), then each finding.
       return { ...errorResult(error), diagnostics: [error, ...typeDiagnostics(found.diagnostics)] };
     }
-    return this.runChecked(stripped.code, check, timeoutMs, caller, config, calls, policy);
+    return this.runChecked(stripped.code, check, run);
   }
 
   /** The run of a program that passed its check (or runs beside it, under `warn`). */
   private async runChecked(
     body: string,
     check: ProgramCheck | undefined,
-    timeoutMs: number | undefined,
-    caller: Caller,
-    config: ResolvedConfig,
-    calls: CallDetail[],
-    policy: CallPolicy,
+    run: ExecuteRun,
   ): Promise<ExecuteResult> {
-    const result = await this.runBody(body, timeoutMs, caller, config, calls, policy);
+    const result = await this.runBody(body, run);
     const found = (check?.mode === 'warn' && (await diagnosticsOf(check))) || [];
     if (found.length === 0) return result;
     return { ...result, diagnostics: [...result.diagnostics, ...typeDiagnostics(found)] };
   }
 
-  private async runBody(
-    body: string,
-    timeoutMs: number | undefined,
-    caller: Caller,
-    config: ResolvedConfig,
-    calls: CallDetail[],
-    policy: CallPolicy,
-  ): Promise<ExecuteResult> {
+  private async runBody(body: string, run: ExecuteRun): Promise<ExecuteResult> {
+    const { timeoutMs, caller, config, calls, policy } = run;
     const limits = config.codeMode;
     // timeout_ms can only lower the configured limit.
     const wallMs = Math.min(timeoutMs ?? limits.executionTimeoutMs, limits.executionTimeoutMs);
