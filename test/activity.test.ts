@@ -205,11 +205,29 @@ describe('activity history', () => {
     expect(fixture.items.every((r: Json) => r.server === 'fixture')).toBe(true);
     const future = (await gateway.rest('GET', '/api/v1/activity?since=2999-01-01')).json;
     expect(future.total).toBe(0);
+    const marked = await exec({ code: "call_tool('fixture','echo',{message:'Needle-42'}); 1" });
+    // Case-insensitive, in the execution's code and in its call's arguments.
+    const found = async () =>
+      (await gateway.rest('GET', '/api/v1/activity?search=needle-42&surface=rest')).json.items.map(
+        (r: Json) => [r.kind, r.kind === 'execution' ? r.id : r.parent_id],
+      );
+    await expect.poll(found, { timeout: 10_000 }).toEqual([
+      ['tool_call', marked.activity_id],
+      ['execution', marked.activity_id],
+    ]);
+    const echoes = (
+      await gateway.rest('GET', '/api/v1/activity?tool=echo&caller=admin&until=2999-01-01')
+    ).json;
+    expect(echoes.total).toBeGreaterThan(0);
+    expect(echoes.items.every((r: Json) => r.tool === 'echo' && r.caller === 'admin')).toBe(true);
     for (const [query, field] of [
       ['limit=501', 'limit'],
       ['status=fine', 'status'],
       ['kind=x', 'kind'],
       ['since=yesterday', 'since'],
+      ['until=soon', 'until'],
+      ['surface=web', 'surface'],
+      [`search=${'x'.repeat(201)}`, 'search'],
     ]) {
       const { status, json } = await gateway.rest('GET', `/api/v1/activity?${query}`);
       expect(status).toBe(400);
@@ -285,6 +303,33 @@ describe('activity history', () => {
     const bad = await runCli(['activity', 'list', '--config', configFile, '--status', 'nope']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--status must be one of/);
+    const searched = await runCli([
+      'activity',
+      'list',
+      '--config',
+      configFile,
+      '--search',
+      'NEEDLE-42',
+      '--kind',
+      'tool_call',
+      '--surface',
+      'rest',
+      '--caller',
+      'admin',
+      '--tool',
+      'echo',
+      '--until',
+      '2999-01-01',
+      '-o',
+      'json',
+    ]);
+    expect(searched.code).toBe(0);
+    expect(searched.json.items.map((r: Json) => [r.tool, r.args])).toEqual([
+      ['echo', { message: 'Needle-42' }],
+    ]);
+    const early = await runCli(['activity', 'list', '--config', configFile, '--until', 'soon']);
+    expect(early.code).toBe(2);
+    expect(early.stderr).toMatch(/--until must be an ISO 8601 date or time/);
   });
 });
 

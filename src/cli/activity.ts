@@ -33,6 +33,11 @@ interface ListFlags extends GatewayFlags {
   kind?: string;
   parentId?: string;
   since?: string;
+  until?: string;
+  surface?: string;
+  caller?: string;
+  tool?: string;
+  search?: string;
 }
 
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -104,6 +109,11 @@ async function list(flags: ListFlags): Promise<void> {
     kind: flags.kind,
     parent_id: flags.parentId,
     since: flags.since,
+    until: flags.until,
+    surface: flags.surface,
+    caller: flags.caller,
+    tool: flags.tool,
+    search: flags.search,
   };
   const parsed = parseActivityQuery(params);
   if (!parsed.ok)
@@ -177,7 +187,12 @@ export function registerActivity(program: Command): void {
     .option('--server <name>', 'calls to this upstream server')
     .option('--kind <kind>', 'execution or tool_call')
     .option('--parent-id <id>', 'the calls of one execution')
-    .option('--since <time>', 'records that started at or after this ISO 8601 time');
+    .option('--since <time>', 'records that started at or after this ISO 8601 time')
+    .option('--until <time>', 'records that started before this ISO 8601 time')
+    .option('--surface <surface>', 'mcp, rest, cli, codemode, code_tool or ui')
+    .option('--caller <caller>', 'admin or token:<name>')
+    .option('--tool <name>', 'calls to this tool (a code tool: its executions)')
+    .option('--search <text>', 'text in the code, the input or the arguments (case-insensitive)');
   addConfigOption(listCommand);
   addGatewayOptions(listCommand);
   addOutputOption(listCommand, ['table', 'json']).action(list);

@@ -110,6 +110,58 @@ export function activityStoreContract(name: string, open: () => Promise<OpenedSt
       }
     });
 
+    it('filters by caller, surface, tool, a time range and text in the code, input or arguments', async () => {
+      await store.insert([
+        activityRecord({
+          id: '70',
+          caller: 'token:ci',
+          surface: 'mcp',
+          code: "call_tool('Files', 'read', {path: '/etc/Hosts'})",
+          started_at: '2026-12-02T08:00:00.000Z',
+        }),
+        activityRecord({
+          id: '71',
+          parent_id: '70',
+          kind: 'tool_call',
+          caller: 'token:ci',
+          surface: 'mcp',
+          server: 'files',
+          tool: 'read',
+          code: null,
+          input: null,
+          args: { path: '/etc/hosts' },
+          started_at: '2026-12-02T08:00:00.500Z',
+        }),
+        activityRecord({
+          id: '72',
+          surface: 'ui',
+          code: 'return 100%_done',
+          input: { note: 'C:\\temp' },
+          started_at: '2026-12-03T09:00:00.000Z',
+        }),
+      ]);
+      const ids = async (filter: Partial<ActivityQuery>) =>
+        (await store.list({ limit: 50, offset: 0, ...filter })).items.map((r) => r.id).sort();
+      expect(await ids({ caller: 'token:ci' })).toEqual(['70', '71']);
+      expect(await ids({ surface: 'ui' })).toEqual(['72']);
+      expect(await ids({ tool: 'read' })).toEqual(['71']);
+      expect(
+        await ids({
+          sinceMs: Date.parse('2026-12-02T08:00:00.000Z'),
+          untilMs: Date.parse('2026-12-02T08:00:00.500Z'),
+        }),
+      ).toEqual(['70']);
+      expect(await ids({ untilMs: Date.parse('0001-01-01T00:00:00.000Z') })).toEqual([]);
+      // Case-insensitive, in code and in arguments; %, _ and \ are only text.
+      expect(await ids({ search: 'ETC/HOSTS' })).toEqual(['70', '71']);
+      expect(await ids({ search: '100%_d' })).toEqual(['72']);
+      expect(await ids({ search: '%' })).toEqual(['72']);
+      expect(await ids({ search: '1_0' })).toEqual([]);
+      expect(await ids({ search: 'c:\\\\temp' })).toEqual(['72']);
+      expect(await ids({ search: 'nowhere' })).toEqual([]);
+      expect(await ids({ search: 'hosts', kind: 'tool_call' })).toEqual(['71']);
+    });
+
     it('compares since as time, for any year', async () => {
       await store.insert([
         activityRecord({ id: '50', started_at: '0001-01-01T00:00:00.000Z' }),

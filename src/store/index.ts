@@ -12,6 +12,7 @@ export { DATABASE_FILE } from './sqlite-database.ts';
 export {
   ACTIVITY_KINDS,
   ACTIVITY_STATUSES,
+  ACTIVITY_SURFACES,
   type ActivityKind,
   type ActivityQuery,
   type ActivityRecord,

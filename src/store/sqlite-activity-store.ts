@@ -86,21 +86,53 @@ function sinceClause(sinceMs: number): { clause?: string; param?: string } {
   return { clause: 'started_at >= ?', param: new Date(sinceMs).toISOString() };
 }
 
+/** `started_at < until` as time, in the same terms as sinceClause. */
+function untilClause(untilMs: number): { clause?: string; param?: string } {
+  if (untilMs <= FIRST_STORED_MS) return { clause: '1 = 0' };
+  if (untilMs > LAST_STORED_MS) return {};
+  return { clause: 'started_at < ?', param: new Date(untilMs).toISOString() };
+}
+
+/** The text columns a search looks in. */
+const SEARCHED = ['code', 'input', 'args'];
+
+/** `text` as a LIKE pattern that matches it anywhere, its own `%`, `_` and `\` taken literally. */
+const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 /** WHERE clause and parameters of a query's filters (portable SQL, positional `?`). */
 export function activityFilter(query: ActivityQuery): { where: string; params: unknown[] } {
   const clauses: string[] = [];
   const params: unknown[] = [];
-  for (const key of ['kind', 'status', 'server', 'parent_id'] as const) {
+  for (const key of [
+    'kind',
+    'status',
+    'server',
+    'parent_id',
+    'caller',
+    'surface',
+    'tool',
+  ] as const) {
     const value = query[key];
     if (value !== undefined) {
       clauses.push(`${key} = ?`);
       params.push(value);
     }
   }
-  if (query.sinceMs !== undefined) {
-    const { clause, param } = sinceClause(query.sinceMs);
+  for (const [at, bound] of [
+    [query.sinceMs, sinceClause],
+    [query.untilMs, untilClause],
+  ] as const) {
+    if (at === undefined) continue;
+    const { clause, param } = bound(at);
     if (clause) clauses.push(clause);
     if (param !== undefined) params.push(param);
+  }
+  if (query.search) {
+    const pattern = containing(query.search);
+    clauses.push(
+      `(${SEARCHED.map((c) => `LOWER(COALESCE(${c}, '')) LIKE ? ESCAPE '\\'`).join(' OR ')})`,
+    );
+    params.push(...SEARCHED.map(() => pattern));
   }
   return { where: clauses.length ? `WHERE ${clauses.join(' AND ')}` : '', params };
 }

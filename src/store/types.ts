@@ -35,6 +35,14 @@ export type ActivitySurface = 'mcp' | 'rest' | 'cli' | 'codemode' | 'code_tool' 
 export type ActivityStatus = 'success' | 'tool_error' | 'error' | 'blocked' | 'rejected';
 
 export const ACTIVITY_KINDS: readonly ActivityKind[] = ['execution', 'tool_call'];
+export const ACTIVITY_SURFACES: readonly ActivitySurface[] = [
+  'mcp',
+  'rest',
+  'cli',
+  'codemode',
+  'code_tool',
+  'ui',
+];
 export const ACTIVITY_STATUSES: readonly ActivityStatus[] = [
   'success',
   'tool_error',
@@ -86,6 +94,14 @@ export interface ActivityQuery {
   parent_id?: string;
   /** Records that started at or after this instant (epoch milliseconds, any year). */
   sinceMs?: number;
+  /** Records that started before this instant. */
+  untilMs?: number;
+  /** `admin` or `token:<name>`. */
+  caller?: string;
+  surface?: ActivitySurface;
+  tool?: string;
+  /** Text found in the code, the input or the arguments (case-insensitive). */
+  search?: string;
 }
 
 /** Activity history; asynchronous so PostgreSQL fits behind the same contract. */
