@@ -56,6 +56,7 @@ function see(locator: Locator) {
     toHaveCount: (n: number) => expect.poll(() => locator.count(), POLL).toBe(n),
     toBeChecked: () => expect.poll(() => locator.isChecked(), POLL).toBe(true),
     toHaveValue: (want: string) => expect.poll(() => locator.inputValue(), POLL).toBe(want),
+    toBeDisabled: () => expect.poll(() => locator.isDisabled(), POLL).toBe(true),
     toBeFocused: () =>
       expect
         .poll(() => locator.evaluate((e) => e === e.ownerDocument.activeElement), POLL)
@@ -549,6 +550,78 @@ describe('activity', () => {
     const shown = (await page.locator('main').textContent()) ?? '';
     for (const secret of ['hunter2', 'k-777']) expect(shown).not.toContain(secret);
     await shot('activity-redacted');
+  });
+
+  it('pages through the history with its filters in the URL, so a view can be shared', async () => {
+    const marker = `paged-${Date.now()}`;
+    // Two executions of 30 calls each: 62 records carry the marker (in code or arguments).
+    for (let run = 0; run < 2; run++) {
+      await gw.rest('POST', '/api/v1/code/exec', {
+        code: `for (let i = 0; i < 30; i++) call_tool('fixture', 'echo', { message: '${marker}-' + i }); 1`,
+      });
+    }
+    await expect
+      .poll(async () => (await gw.rest('GET', `/api/v1/activity?search=${marker}`)).json.total)
+      .toBe(62);
+    await open(`/ui/activity?search=${marker}&surface=rest`);
+    await see(page.getByLabel('Search')).toHaveValue(marker);
+    await see(page.getByLabel('Surface')).toHaveValue('rest');
+    const rows = page.getByRole('table', { name: 'Activity' }).getByRole('row');
+    const pages = page.getByRole('navigation', { name: 'Pages' });
+    await see(pages).toContainText('1-50 of 62');
+    await see(pages.getByRole('button', { name: 'Previous' })).toBeDisabled();
+    await pages.getByRole('button', { name: 'Next' }).click();
+    await see(pages).toContainText('51-62 of 62');
+    // The header row and 12 records.
+    await see(rows).toHaveCount(13);
+    expect(new URL(page.url()).searchParams.get('offset')).toBe('50');
+    await see(pages.getByRole('button', { name: 'Next' })).toBeDisabled();
+    await shot('activity-paged');
+
+    // The URL as shared: the same page, the same filters.
+    await open(new URL(page.url()).pathname + new URL(page.url()).search);
+    await see(pages).toContainText('51-62 of 62');
+    await page.getByLabel('Tool').fill('nothing-is-called-this');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await see(page.getByRole('status')).toContainText('0 records.');
+    expect(new URL(page.url()).searchParams.get('tool')).toBe('nothing-is-called-this');
+    expect(new URL(page.url()).searchParams.get('offset')).toBeNull();
+  });
+
+  it("lists an execution's calls right under it, marked", async () => {
+    const marker = `nested-${Date.now()}`;
+    await gw.rest('POST', '/api/v1/code/exec', {
+      code: `call_tool('fixture', 'echo', { message: '${marker}' }); call_tool('fixture', 'fail', { message: '${marker}' }); 1`,
+    });
+    await expect
+      .poll(async () => (await gw.rest('GET', `/api/v1/activity?search=${marker}`)).json.total)
+      .toBe(3);
+    await open(`/ui/activity?search=${marker}`);
+    const rows = page.getByRole('table', { name: 'Activity' }).locator('tbody tr');
+    await see(rows).toHaveCount(3);
+    const cells = async (i: number) =>
+      (await rows.nth(i).locator('td').nth(4).textContent())?.trim();
+    expect([await cells(0), await cells(1), await cells(2)]).toEqual([
+      'code',
+      '↳ fixture.echo',
+      '↳ fixture.fail',
+    ]);
+  });
+
+  it('re-runs an execution in the Playground: its code, input and language loaded', async () => {
+    const run = await gw.rest('POST', '/api/v1/code/exec', {
+      code: 'const n: number = input.n;\n({ doubled: n * 2 })',
+      language: 'typescript',
+      input: { n: 21 },
+    });
+    await open(`/ui/activity/${run.json.activity_id}`);
+    await page.getByRole('link', { name: 'Re-run in Playground' }).click();
+    await page.locator('main[data-ready="true"]').waitFor({ timeout: UI_TIMEOUT_MS });
+    await see(page.getByRole('status')).toContainText('Loaded the program of activity record');
+    await see(page.getByLabel('Language')).toHaveValue('typescript');
+    await see(page.getByLabel('Input')).toHaveValue('{\n  "n": 21\n}');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await see(page.getByLabel('Value')).toContainText('"doubled": 42');
   });
 
   it('marks values that were cut', async () => {

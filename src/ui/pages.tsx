@@ -263,6 +263,16 @@ export function PlaygroundBody() {
   );
 }
 
+/** A text filter of the Activity page: its label, its query parameter, a hint. */
+function TextFilter({ name, label, hint }: { name: string; label: string; hint?: string }) {
+  return (
+    <div>
+      <label for={`filter-${name}`}>{label}</label>
+      <input id={`filter-${name}`} name={name} placeholder={hint} />
+    </div>
+  );
+}
+
 export function ActivityBody() {
   return (
     <>
@@ -278,9 +288,20 @@ export function ActivityBody() {
           </select>
         </div>
         <div>
-          <label for="filter-server">Server</label>
-          <input id="filter-server" name="server" />
+          <label for="filter-surface">Surface</label>
+          <select id="filter-surface" name="surface">
+            <option value="">any</option>
+            {['mcp', 'rest', 'cli', 'codemode', 'code_tool', 'ui'].map((s) => (
+              <option value={s}>{s}</option>
+            ))}
+          </select>
         </div>
+        <TextFilter name="server" label="Server" />
+        <TextFilter name="tool" label="Tool" />
+        <TextFilter name="caller" label="Caller" hint="admin or token:name" />
+        <TextFilter name="since" label="Since" hint="2026-12-01T10:00Z" />
+        <TextFilter name="until" label="Until" hint="2026-12-02" />
+        <TextFilter name="search" label="Search" hint="text in code or arguments" />
         <div class="actions">
           <button type="submit">Filter</button>
         </div>
@@ -293,6 +314,15 @@ export function ActivityBody() {
         columns={['Started', 'Kind', 'Surface', 'Caller', 'Server / tool', 'Status', 'Duration']}
         body="rows"
       />
+      <nav class="row" aria-label="Pages">
+        <button type="button" id="previous" disabled>
+          Previous
+        </button>
+        <span id="page-info" />
+        <button type="button" id="next" disabled>
+          Next
+        </button>
+      </nav>
     </>
   );
 }

@@ -1,6 +1,6 @@
 /** @module Playground: code, input, language and the dry-run switch -> POST /api/v1/code/exec; the Result region. */
-import { api } from '../api.ts';
-import { byId, h } from '../dom.ts';
+import { api, errorText, seg } from '../api.ts';
+import { byId, h, say } from '../dom.ts';
 import { codeEditor } from '../editor.ts';
 import { outputBlock } from '../output.ts';
 
@@ -45,8 +45,29 @@ function timeline(calls: ToolCall[]): HTMLElement {
   );
 }
 
+/**
+ * `?from=ID`: the program of an activity record (its code, input and language), to run again
+ * from the Activity page's "Re-run in Playground".
+ */
+async function loadRecord(id: string, editor: { set(code: string): void }): Promise<void> {
+  const answer = await api('GET', `/activity/${seg(id)}`);
+  if (answer.status !== 200) return say(errorText(answer), true);
+  const record = answer.json as { code?: unknown; input?: unknown; language?: unknown };
+  if (typeof record.code !== 'string') {
+    return say(`Activity record ${id} has no program to run.`, true);
+  }
+  editor.set(record.code);
+  byId<HTMLTextAreaElement>('input').value = JSON.stringify(record.input ?? {}, null, 2);
+  if (record.language === 'javascript' || record.language === 'typescript') {
+    byId<HTMLSelectElement>('language').value = record.language;
+  }
+  say(`Loaded the program of activity record ${id}; Run runs it again.`);
+}
+
 export function playgroundPage(): void {
   const editor = codeEditor(byId('code-editor'), SAMPLE);
+  const from = new URLSearchParams(location.search).get('from');
+  if (from) void loadRecord(from, editor);
   const form = byId<HTMLFormElement>('play-form');
   const result = byId('result');
   const dryRunSwitch = byId<HTMLInputElement>('dry-run');
