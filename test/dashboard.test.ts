@@ -484,6 +484,13 @@ console.log('echoed', a.ok);
     const served = (r: typeof before) =>
       JSON.parse(r.json.value.result.content[0].text).calls as number;
     expect(served(after)).toBe(served(before));
+    // The history marks the dry run and its stubbed call.
+    // The history marks the dry run (the newest run of the UI) and its stubbed call under it.
+    await open('/ui/activity?surface=ui');
+    const rows = page.getByRole('table', { name: 'Activity' }).locator('tbody tr');
+    await see(rows.nth(0)).toContainText('dry run');
+    await see(rows.nth(1)).toContainText('↳ fixture.echo');
+    await see(rows.nth(1)).toContainText('dry run');
   });
 });
 

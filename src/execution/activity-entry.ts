@@ -22,6 +22,8 @@ export interface RunFacts {
   language?: string;
   code?: string;
   input?: unknown;
+  /** A dry run: its upstream calls were answered with a stub. */
+  dryRun?: boolean;
 }
 
 /** A new execution's facts: its record's id and start, before anything can fail. */
@@ -105,6 +107,7 @@ export function activityRecords(
     logs: envelope.logs ?? [],
     response: cutForActivity(envelope),
     instance_id: instanceId,
+    ...(facts.dryRun ? { dry_run: true as const } : {}),
   };
   const children = calls.map((call, i): QueuedRecord => {
     const code = call.entry.ok ? undefined : call.entry.code;
@@ -131,6 +134,7 @@ export function activityRecords(
       response: call.response ?? null,
       instance_id: instanceId,
       approval_id: call.approvalId ?? null,
+      ...(facts.dryRun ? { dry_run: true as const } : {}),
     };
   });
   // Every record within its bounds, whatever the request or the program put in it.

@@ -116,6 +116,7 @@ export class ExecutionService {
     options: RunOptions = {},
   ): Promise<ExecutionResult> {
     const facts = newRunFacts(options.surface ?? 'mcp', caller);
+    if (options.dryRun) facts.dryRun = true;
     // What the request says, as far as it can be read (a refused request is recorded too).
     const request = (typeof args === 'object' && args !== null ? args : {}) as Record<
       string,

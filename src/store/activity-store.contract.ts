@@ -162,6 +162,17 @@ export function activityStoreContract(name: string, open: () => Promise<OpenedSt
       expect(await ids({ search: 'hosts', kind: 'tool_call' })).toEqual(['71']);
     });
 
+    it('keeps the dry-run mark, present only on dry runs', async () => {
+      await store.insert([
+        activityRecord({ id: '80', surface: 'ui', dry_run: true }),
+        activityRecord({ id: '81', parent_id: '80', kind: 'tool_call', dry_run: true }),
+        activityRecord({ id: '82' }),
+      ]);
+      expect((await store.get('80'))?.dry_run).toBe(true);
+      expect((await store.children('80')).map((r) => r.dry_run)).toEqual([true]);
+      expect(await store.get('82')).not.toHaveProperty('dry_run');
+    });
+
     it('compares since as time, for any year', async () => {
       await store.insert([
         activityRecord({ id: '50', started_at: '0001-01-01T00:00:00.000Z' }),

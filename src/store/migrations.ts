@@ -202,4 +202,11 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX held_runs_expires ON held_runs (expires_at)',
     ],
   },
+  {
+    version: 9,
+    statements: [
+      // A dry run (the playground's switch) and its stubbed calls are marked in the history.
+      'ALTER TABLE activity ADD COLUMN dry_run INTEGER NOT NULL DEFAULT 0',
+    ],
+  },
 ];

@@ -24,6 +24,7 @@ export const COLUMNS = [
   'response',
   'instance_id',
   'approval_id',
+  'dry_run',
 ] as const;
 
 export type Row = Record<(typeof COLUMNS)[number], string | number | null>;
@@ -43,6 +44,7 @@ export function toRow(r: ActivityRecord & { seq: number }): Row {
     response: json(r.response),
     // Optional in the record (builders from before approvals leave it out); a column always.
     approval_id: r.approval_id ?? null,
+    dry_run: r.dry_run ? 1 : 0,
   } as Row;
 }
 
@@ -68,6 +70,7 @@ export function fromRow(row: Row): ActivityRecord {
     response: parse(row.response),
     instance_id: String(row.instance_id),
     approval_id: row.approval_id === null ? null : String(row.approval_id),
+    ...(Number(row.dry_run) === 1 ? { dry_run: true as const } : {}),
   };
 }
 

@@ -83,6 +83,8 @@ export interface ActivityRecord {
   instance_id: string;
   /** The approval that let this call go out (tool_policy ask); null otherwise. */
   approval_id?: string | null;
+  /** Present (true) only for a dry run (the playground's switch) and its stubbed calls. */
+  dry_run?: true;
 }
 
 export interface ActivityQuery {

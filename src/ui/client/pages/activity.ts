@@ -31,7 +31,12 @@ function row(r: ActivityRecord, withContext = true, nested = false): HTMLTableRo
     h('td', {}, h('a', { href: `/ui/activity/${seg(r.id)}` }, when(r.started_at))),
     ...(withContext ? [h('td', {}, r.kind), h('td', {}, r.surface), h('td', {}, r.caller)] : []),
     h('td', {}, nested ? `↳ ${target(r)}` : target(r)),
-    h('td', {}, badge(r.status)),
+    h(
+      'td',
+      {},
+      badge(r.status),
+      ...(r.dry_run ? [' ', h('span', { class: 'tag' }, 'dry run')] : []),
+    ),
     h('td', { class: 'num' }, ms(r.duration_ms)),
   );
 }
@@ -183,6 +188,7 @@ export async function activityRecordPage(main: HTMLElement): Promise<void> {
   const shown = [
     'kind',
     'status',
+    'dry_run',
     'surface',
     'caller',
     'server',
