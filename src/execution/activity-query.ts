@@ -3,10 +3,7 @@ import {
   ACTIVITY_KINDS,
   ACTIVITY_STATUSES,
   ACTIVITY_SURFACES,
-  type ActivityKind,
   type ActivityQuery,
-  type ActivityStatus,
-  type ActivitySurface,
 } from '../store/index.ts';
 import { parseIsoInstant } from '../util/iso-instant.ts';
 
@@ -32,6 +29,19 @@ function integer(
   return n;
 }
 
+/** `raw` as one of `allowed` ({value}), undefined when not given, or the message naming it. */
+function oneOf<T extends string>(
+  name: string,
+  raw: string | undefined,
+  allowed: readonly T[],
+): { value: T } | undefined | string {
+  if (!raw) return undefined;
+  if (!allowed.includes(raw as T)) {
+    return `${name} must be one of ${allowed.join(', ')} (got "${raw}")`;
+  }
+  return { value: raw as T };
+}
+
 /** An ISO 8601 instant parameter as epoch milliseconds, or the message naming it. */
 function instant(name: string, raw: string): number | string {
   const at = parseIsoInstant(raw);
@@ -48,35 +58,17 @@ export function parseActivityQuery(params: Record<string, string | undefined>): 
   if (typeof offset === 'string') return { ok: false, message: offset };
   const query: ActivityQuery = { limit, offset };
   const { kind, status, server, parent_id, since, until, surface, caller, tool, search } = params;
-  if (kind) {
-    if (!ACTIVITY_KINDS.includes(kind as ActivityKind)) {
-      return {
-        ok: false,
-        message: `kind must be one of ${ACTIVITY_KINDS.join(', ')} (got "${kind}")`,
-      };
-    }
-    query.kind = kind as ActivityKind;
-  }
-  if (status) {
-    if (!ACTIVITY_STATUSES.includes(status as ActivityStatus)) {
-      return {
-        ok: false,
-        message: `status must be one of ${ACTIVITY_STATUSES.join(', ')} (got "${status}")`,
-      };
-    }
-    query.status = status as ActivityStatus;
-  }
+  const kindOk = oneOf('kind', kind, ACTIVITY_KINDS);
+  if (typeof kindOk === 'string') return { ok: false, message: kindOk };
+  const statusOk = oneOf('status', status, ACTIVITY_STATUSES);
+  if (typeof statusOk === 'string') return { ok: false, message: statusOk };
+  const surfaceOk = oneOf('surface', surface, ACTIVITY_SURFACES);
+  if (typeof surfaceOk === 'string') return { ok: false, message: surfaceOk };
+  if (kindOk) query.kind = kindOk.value;
+  if (statusOk) query.status = statusOk.value;
+  if (surfaceOk) query.surface = surfaceOk.value;
   if (server) query.server = server;
   if (parent_id) query.parent_id = parent_id;
-  if (surface) {
-    if (!ACTIVITY_SURFACES.includes(surface as ActivitySurface)) {
-      return {
-        ok: false,
-        message: `surface must be one of ${ACTIVITY_SURFACES.join(', ')} (got "${surface}")`,
-      };
-    }
-    query.surface = surface as ActivitySurface;
-  }
   if (caller) query.caller = caller;
   if (tool) query.tool = tool;
   for (const [name, raw] of [
