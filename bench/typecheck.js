@@ -73,10 +73,10 @@ const handOff = [];
 let t;
 for (let i = 0; i < 20; i++) {
   t = performance.now();
-  structuredClone(runtime.catalog.declarations('*', () => true, 'code_execution').source());
+  structuredClone(runtime.catalog.declarations(undefined, 'code_execution').source());
   handOff.push(performance.now() - t);
 }
-const scope = runtime.catalog.declarations('*', () => true, 'code_execution');
+const scope = runtime.catalog.declarations(undefined, 'code_execution');
 const declarations = scopeDeclarations(scope.source());
 const request = (n) => ({
   scopeKey: scope.key,

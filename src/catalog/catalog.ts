@@ -105,17 +105,19 @@ export class Catalog {
 
   /**
    * What the TypeScript declarations of a caller's tools are written from (declarations.ts,
-   * by the type checker's worker): `scope` names the servers `may` accepts (the same scope,
-   * the same name), and the key returned adds the catalog's version and the servers whose
-   * tools are not known yet, so the same key always means the same declarations.
+   * by the type checker's worker), for a caller who may reach `allowed` (undefined: every
+   * server). The key names the catalog's version, the dialect, the servers (as JSON, so no
+   * list of names like ["*"] or ["a,b"] can share another's key) and the servers whose tools
+   * are not known yet: the same key always means the same declarations.
    */
   declarations(
-    scope: string,
-    may: (namespace: string) => boolean,
+    allowed: ReadonlySet<string> | undefined,
     dialect: DeclarationDialect,
   ): DeclarationScope {
+    const may = (namespace: string) => !allowed || allowed.has(namespace);
     const tools = this.tools();
     const unknownServers = this.source.unavailable().filter(may).sort();
+    const scope = allowed ? JSON.stringify([...allowed].sort()) : '*';
     const key = `${this.indexVersion}|${dialect}|${scope}|${unknownServers.join(',')}`;
     return {
       key,

@@ -35,10 +35,12 @@ import { mapGuestError } from './map-positions.ts';
 import type { Approvals } from './policy/approvals.ts';
 import { CallPolicy } from './policy/call-policy.ts';
 import type { CallerChannel } from './policy/types.ts';
+import { reachableServers } from './run-frame.ts';
 import type { ToolPins } from './tool-pins.ts';
 import {
   diagnosticsOf,
   type ProgramCheck,
+  refusingFindings,
   startTypecheck,
   type TypecheckDeps,
   typeError,
@@ -90,6 +92,8 @@ interface ExecuteRun {
   /** The calls it made, for the activity history. */
   calls: CallDetail[];
   policy: CallPolicy;
+  /** The servers its calls may reach (reachableServers); undefined = every server. */
+  allowedServers: ReadonlySet<string> | undefined;
 }
 
 /** How an execute call waits when one of its calls needs approval. */
@@ -203,14 +207,16 @@ export class ExecuteService {
     }
     this.running++;
     try {
-      return await this.run(code, { timeoutMs, caller, config, calls, policy });
+      // An agent token reaches its own servers; the administrator every one.
+      const allowedServers = reachableServers(undefined, caller);
+      return await this.run(code, { timeoutMs, caller, config, calls, policy, allowedServers });
     } finally {
       this.running--;
     }
   }
 
   private async run(code: string, run: ExecuteRun): Promise<ExecuteResult> {
-    const { caller, config } = run;
+    const { config } = run;
     const size = Buffer.byteLength(code);
     if (size > MAX_SOURCE_BYTES) {
       // Refused before anything ran: the history records it `rejected`, as code_execution's.
@@ -228,11 +234,11 @@ export class ExecuteService {
       code,
       language: 'typescript',
       mode: config.codeExecution.typecheck,
-      allowedServers: caller.kind === 'agent' ? new Set(caller.servers) : undefined,
+      allowedServers: run.allowedServers,
       dialect: 'execute',
     });
-    const found = check?.mode === 'error' ? await check.result : undefined;
-    if (found && found.diagnostics.length > 0) {
+    const found = await refusingFindings(check);
+    if (found) {
       const refused = typeError(found);
       const error: Diagnostic = {
         ...diagnostic('TypeError', refused.message, refused),
@@ -267,7 +273,7 @@ export class ExecuteService {
       catalog: this.deps.catalog,
       config,
       maxToolCalls: 0,
-      allowedServers: caller.kind === 'agent' ? new Set(caller.servers) : undefined,
+      allowedServers: run.allowedServers,
       deadlineMs,
       logger: this.deps.logger,
       maxConcurrentToolCalls: limits.maxConcurrentToolCalls,

@@ -33,6 +33,7 @@ import type { ToolPins } from './tool-pins.ts';
 import {
   diagnosticsOf,
   type ProgramCheck,
+  refusingFindings,
   startTypecheck,
   type TypecheckDeps,
   typeError,
@@ -184,12 +185,8 @@ export class ExecutionService {
       allowedServers,
       dialect: 'code_execution',
     });
-    if (check?.mode === 'error') {
-      const found = await check.result;
-      if (found.diagnostics.length > 0) {
-        return refusal(typeError(found), started, found.diagnostics);
-      }
-    }
+    const refused = await refusingFindings(check);
+    if (refused) return refusal(typeError(refused), started, refused.diagnostics);
     return this.runSandbox({
       started,
       config,

@@ -52,13 +52,7 @@ export function startTypecheck(deps: TypecheckDeps, facts: ProgramFacts): Progra
   if (facts.mode === 'off' || !deps.typecheck || !isChecked(facts.code, facts.language)) {
     return undefined;
   }
-  const allowed = facts.allowedServers;
-  const scope = deps.catalog.declarations(
-    // JSON, so no list of names (["*"], ["a,b"]) can share another scope's key.
-    allowed ? JSON.stringify([...allowed].sort()) : '*',
-    (server) => !allowed || allowed.has(server),
-    facts.dialect,
-  );
+  const scope = deps.catalog.declarations(facts.allowedServers, facts.dialect);
   const result = deps.typecheck.check({
     scopeKey: scope.key,
     scope: scope.source,
@@ -66,6 +60,15 @@ export function startTypecheck(deps: TypecheckDeps, facts: ProgramFacts): Progra
     javascript: facts.language === 'javascript',
   });
   return { mode: facts.mode, result, waitMs: deps.typecheck.warnWaitMs };
+}
+
+/** Under `error`: the findings that refuse the program (undefined: it runs). */
+export async function refusingFindings(
+  check: ProgramCheck | undefined,
+): Promise<CheckResult | undefined> {
+  if (check?.mode !== 'error') return undefined;
+  const found = await check.result;
+  return found.diagnostics.length > 0 ? found : undefined;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

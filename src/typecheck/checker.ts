@@ -115,16 +115,6 @@ export class TypeChecker {
     return this.options.warnWaitMs;
   }
 
-  /** Starts the worker ahead of the first check. */
-  warm(): Promise<boolean> {
-    return this.start();
-  }
-
-  /** The worker's thread id while it runs (for measurements). */
-  get threadId(): number | undefined {
-    return this.worker?.threadId;
-  }
-
   async stop(): Promise<void> {
     this.stopped = true;
     for (const pending of this.queue.splice(0)) {

@@ -46,10 +46,14 @@ function namespaceOf(t: TS, node: ts.Node): string | undefined {
   return undefined;
 }
 
-/** The `server` property's literal value in the object literal `object`, if it has one. */
-function serverProperty(t: TS, object: ts.ObjectLiteralExpression): string | undefined {
+/** The literal value of the property `key` in the object literal `object`, if it has one. */
+function literalProperty(
+  t: TS,
+  object: ts.ObjectLiteralExpression,
+  key: 'server' | 'tool',
+): string | undefined {
   for (const p of object.properties) {
-    if (t.isPropertyAssignment(p) && p.name.getText() === 'server') return textOf(t, p.initializer);
+    if (t.isPropertyAssignment(p) && p.name.getText() === key) return textOf(t, p.initializer);
   }
   return undefined;
 }
@@ -80,19 +84,11 @@ function unknownArgument(t: TS, node: ts.Node, text: string): string | undefined
   const holder = args?.parent;
   if (!property || !args || !holder || !t.isPropertyAssignment(holder)) return undefined;
   if (holder.name.getText() !== 'args' || !isBatchRequest(t, holder.parent)) return undefined;
-  const server = serverProperty(t, holder.parent);
-  const tool = toolProperty(t, holder.parent);
+  const server = literalProperty(t, holder.parent, 'server');
+  const tool = literalProperty(t, holder.parent, 'tool');
   const name = property.name.getText();
   const where = server && tool ? ` of "${server}.${tool}"` : '';
   return `unknown argument ${name.startsWith('"') || name.startsWith("'") ? name : `"${name}"`}: it is not in the input schema${where}`;
-}
-
-/** The `tool` property's literal value in the object literal `object`, if it has one. */
-function toolProperty(t: TS, object: ts.ObjectLiteralExpression): string | undefined {
-  for (const p of object.properties) {
-    if (t.isPropertyAssignment(p) && p.name.getText() === 'tool') return textOf(t, p.initializer);
-  }
-  return undefined;
 }
 
 /** The role of the name at `node`, when it is one of the places a tool or server is named. */
@@ -112,7 +108,7 @@ function roleOf(t: TS, node: ts.Node): Role | undefined {
     if (t.isPropertyAssignment(parent) && isBatchRequest(t, parent.parent)) {
       const key = parent.name.getText();
       if (key === 'server') return { kind: 'server', name: literal };
-      const server = serverProperty(t, parent.parent);
+      const server = literalProperty(t, parent.parent, 'server');
       if (key === 'tool' && server !== undefined) return { kind: 'tool', server, name: literal };
     }
     return undefined;

@@ -25,7 +25,7 @@ const ts: typeof tsModule = createRequire(import.meta.url)('typescript');
 /** Scopes kept in the worker; an evicted one is asked for again. */
 const MAX_SCOPES = 16;
 /** Diagnostics returned per program (the total is counted). */
-export const MAX_DIAGNOSTICS = 20;
+const MAX_DIAGNOSTICS = 20;
 /** Characters of one diagnostic's message. */
 const MAX_MESSAGE_CHARS = 600;
 
@@ -96,7 +96,7 @@ function positionIn(source: string, offset: number): { line: number; column: num
 
 /** The files of the check in progress, and the language service over them. */
 class Checker {
-  private readonly scopes = new Map<string, Scope & { file: string; version: number }>();
+  private readonly scopes = new Map<string, Scope & { file: string }>();
   private scopeSerial = 0;
   private scope: (Scope & { file: string }) | undefined;
   private programFile = '/program.ts';
@@ -140,7 +140,7 @@ class Checker {
   /** Keeps `scope` under `key` (the least recently used one goes past MAX_SCOPES). */
   addScope(key: string, scope: Scope): void {
     this.scopes.delete(key);
-    this.scopes.set(key, { ...scope, file: `/scope-${++this.scopeSerial}.d.ts`, version: 1 });
+    this.scopes.set(key, { ...scope, file: `/scope-${++this.scopeSerial}.d.ts` });
     while (this.scopes.size > MAX_SCOPES) this.scopes.delete(this.scopes.keys().next().value!);
   }
 

@@ -50,7 +50,9 @@ function nestedRows(items: ActivityRecord[]): HTMLTableRowElement[] {
   const calls = new Map<string, ActivityRecord[]>();
   for (const r of items) {
     if (!r.parent_id || !onPage.has(r.parent_id)) continue;
-    calls.set(r.parent_id, [...(calls.get(r.parent_id) ?? []), r]);
+    const list = calls.get(r.parent_id) ?? [];
+    if (list.length === 0) calls.set(r.parent_id, list);
+    list.push(r);
   }
   const rows: HTMLTableRowElement[] = [];
   for (const r of items) {
