@@ -1,5 +1,5 @@
 /** @module Runs `codemux serve`: the gateway (MCP over HTTP, REST), with live upstreams and a watched config. */
-import { logFormatFrom, logLevelFrom, watchConfig } from '../config/index.ts';
+import { ConfigFile, logFormatFrom, logLevelFrom, watchConfig } from '../config/index.ts';
 import { createRuntime, policyCounts, policyCountsText } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
 import { ensureAdminKey } from '../store/index.ts';
@@ -59,16 +59,22 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     oauth,
   });
   // Watch from the moment the config is loaded: an edit during the warm-up is not lost.
-  const stopWatching = watchConfig(
+  const watch = watchConfig(
     file,
     config,
-    async (next) => {
+    async (next, text) => {
       if (next.listen !== config.listen) logger.warn('a changed "listen" applies after a restart');
-      await runtime.applyConfig(next);
+      await runtime.applyConfig(
+        next,
+        text === configFile.lastWritten ? 'written over REST or the dashboard' : 'edited by hand',
+      );
     },
     logger,
     { listen: flags.listen },
   );
+  const stopWatching = watch.stop;
+  // Server changes from REST and the dashboard are written to the file, then applied at once.
+  const configFile = new ConfigFile(file, { listen: flags.listen, onWritten: watch.reload });
   const gateway = new HttpGateway({
     runtime,
     tokens: store.tokens,
@@ -76,6 +82,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     host: config.listenHost,
     port: config.listenPort,
     logger,
+    configFile,
   });
   // Handlers first: a signal during start-up must still end the upstreams it spawned.
   let stopping = false;

@@ -41,6 +41,8 @@ export const MAX_MAX_HOST_CALLS = 1_000_000;
 
 export const MAX_CONCURRENT_REQUESTS_LIMIT = 10_000;
 export const MAX_QUEUE_SIZE = 100_000;
+/** The most tool names one server's `disabled_tools` may list. */
+export const MAX_DISABLED_TOOLS = 10_000;
 
 /** HTTP request bodies on every route (max_request_bytes): default and range. */
 export const DEFAULT_MAX_REQUEST_BYTES = 4 * 1_048_576;

@@ -1,6 +1,13 @@
 /** @module Config: defaults, loading and resolution. */
 
 export {
+  ConfigEditError,
+  ConfigFile,
+  type EditResult,
+  HIDDEN_VALUE,
+  shownEntry,
+} from './config-file.ts';
+export {
   POLICY_ACTIONS,
   type PolicyAction,
   TOOL_PINNING_MODES,
@@ -15,6 +22,7 @@ export {
   logLevelFrom,
 } from './load.ts';
 export { isLoopback, resolveConfig } from './resolve.ts';
+export type { Located, RawEntry } from './server-entries.ts';
 export type {
   CodeExecutionConfig,
   CodeModeConfig,
@@ -26,4 +34,4 @@ export type {
   UpstreamProtocol,
 } from './types.ts';
 export { maxUpstreamMessageBytes } from './upstream-bound.ts';
-export { watchConfig } from './watch.ts';
+export { type ConfigWatch, watchConfig } from './watch.ts';

@@ -33,7 +33,6 @@ export function loadConfig(
   file: string,
   options: { mustExist: boolean; listen?: string; from?: string },
 ): ResolvedConfig {
-  const baseDir = path.dirname(file);
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -41,7 +40,10 @@ export function loadConfig(
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !options.mustExist) {
       const empty = options.listen ? { listen: options.listen } : {};
-      return { ...withEnvironment(resolveConfig(empty, { path: file, baseDir })), missing: true };
+      return {
+        ...withEnvironment(resolveConfig(empty, { path: file, baseDir: path.dirname(file) })),
+        missing: true,
+      };
     }
     const namedBy = options.from ? ` (named by ${options.from})` : '';
     throw new ConfigError(
@@ -50,17 +52,21 @@ export function loadConfig(
         : `cannot read config file ${file}: ${(error as Error).message}`,
     );
   }
+  return parseConfig(text, file, options.listen);
+}
+
+/** Resolves `text` as the contents of the config file `file` (`listen`: --listen, which wins). */
+export function parseConfig(text: string, file: string, listen?: string): ResolvedConfig {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
     throw new ConfigError(`${file}: not valid JSON: ${(error as Error).message}`);
   }
-  // --listen wins over the file's listen.
-  if (options.listen && raw && typeof raw === 'object' && !Array.isArray(raw)) {
-    raw = { ...(raw as object), listen: options.listen };
+  if (listen && raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    raw = { ...(raw as object), listen };
   }
-  return withEnvironment(resolveConfig(raw, { path: file, baseDir }));
+  return withEnvironment(resolveConfig(raw, { path: file, baseDir: path.dirname(file) }));
 }
 
 /** Settings the environment may supply when the file has none: $CODEMUX_API_KEY, $CODEMUX_DATABASE_URL. */

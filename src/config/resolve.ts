@@ -121,6 +121,7 @@ function resolveServer(
     ...(server.oauth ? { oauth: resolveOAuth(server.oauth, protocol, field, source) } : {}),
     enabled: server.enabled ?? true,
     quarantined: server.quarantined ?? false,
+    disabledTools: [...new Set(server.disabled_tools ?? [])],
     maxConcurrentRequests: server.max_concurrent_requests,
     queueSize: server.queue_size ?? 0,
     clusterMaxConcurrentRequests: server.cluster_max_concurrent_requests,

@@ -13,6 +13,7 @@ import {
   MAX_CONCURRENT_REQUESTS_LIMIT,
   MAX_CONNECT_TIMEOUT_MS,
   MAX_DESCRIPTION_BUDGET_TOKENS,
+  MAX_DISABLED_TOOLS,
   MAX_MAX_HOST_CALLS,
   MAX_MAX_MCP_SESSIONS,
   MAX_MAX_OUTPUT_BYTES,
@@ -119,6 +120,15 @@ export const userServerSchema = z.object({
     .optional(),
   enabled: z.boolean({ error: 'must be true or false' }).optional(),
   quarantined: z.boolean({ error: 'must be true or false' }).optional(),
+  disabled_tools: z
+    .array(
+      z
+        .string({ error: 'must be a tool name (a string), like "delete_file"' })
+        .min(1, { error: 'must not be empty' }),
+      { error: 'must be an array of tool names, like ["delete_file"]' },
+    )
+    .max(MAX_DISABLED_TOOLS, { error: `must list at most ${MAX_DISABLED_TOOLS} tool names` })
+    .optional(),
   max_concurrent_requests: intIn(1, MAX_CONCURRENT_REQUESTS_LIMIT).optional(),
   queue_size: intIn(0, MAX_QUEUE_SIZE).optional(),
   cluster_max_concurrent_requests: intIn(1, MAX_CLUSTER_CONCURRENT_REQUESTS).optional(),

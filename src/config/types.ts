@@ -18,6 +18,8 @@ export interface ServerConfig {
   oauth?: UpstreamOAuthConfig;
   enabled: boolean;
   quarantined: boolean;
+  /** Tools of this server nobody may see or call (`disabled_tools`): as if the server did not list them. */
+  disabledTools: string[];
   /** Absent: no limit of its own. */
   maxConcurrentRequests?: number;
   /** Calls allowed to wait when maxConcurrentRequests are in flight; 0 = none wait. */

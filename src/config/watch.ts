@@ -13,17 +13,23 @@ import type { ResolvedConfig } from './types.ts';
 
 const DEBOUNCE_MS = 100;
 
+/** A running watch: `reload` reads the file now (after codemux itself wrote it), `stop` ends it. */
+export interface ConfigWatch {
+  reload(): void;
+  stop(): void;
+}
+
 /**
- * Starts watching `file`, whose contents were loaded as `loaded`; returns a function that
- * stops. An edit made between that load and this call is applied at once.
+ * Starts watching `file`, whose contents were loaded as `loaded`. An edit made between that
+ * load and this call is applied at once.
  */
 export function watchConfig(
   file: string,
   loaded: ResolvedConfig,
-  onChange: (config: ResolvedConfig) => Promise<void> | void,
+  onChange: (config: ResolvedConfig, text: string) => Promise<void> | void,
   logger: Logger,
   options: { listen?: string } = {},
-): () => void {
+): ConfigWatch {
   let current = loaded;
   let lastText: string | undefined;
   let reported = new Set(loaded.warnings);
@@ -53,7 +59,7 @@ export function watchConfig(
     if (isDeepStrictEqual({ ...config, warnings: [] }, { ...current, warnings: [] })) return;
     current = config;
     logger.info({ config: file }, 'config reloaded');
-    Promise.resolve(onChange(config)).catch((error: unknown) =>
+    Promise.resolve(onChange(config, text)).catch((error: unknown) =>
       logger.error({ err: (error as Error).message }, 'applying the reloaded config failed'),
     );
   };
@@ -72,9 +78,15 @@ export function watchConfig(
     );
   }
   check();
-  return () => {
-    clearTimeout(timer);
-    watcher?.close();
+  return {
+    reload: () => {
+      clearTimeout(timer);
+      check();
+    },
+    stop: () => {
+      clearTimeout(timer);
+      watcher?.close();
+    },
   };
 }
 

@@ -35,7 +35,8 @@ import { ToolPins } from './tool-pins.ts';
 export interface Runtime {
   config: () => ResolvedConfig;
   /** Applies a reloaded config: servers and code_execution settings (not pool_size). */
-  applyConfig(next: ResolvedConfig): Promise<void>;
+  /** `origin` says who changed the file, for the servers' histories ("edited by hand"). */
+  applyConfig(next: ResolvedConfig, origin?: string): Promise<void>;
   registry: UpstreamRegistry;
   catalog: Catalog;
   service: ExecutionService;
@@ -250,7 +251,7 @@ export function createRuntime(
       recorder?.start();
       await Promise.all([pool.start(), codeTools?.start()]);
     },
-    applyConfig: async (next) => {
+    applyConfig: async (next, origin) => {
       if (next.codeExecution.poolSize !== config.codeExecution.poolSize) {
         logger.warn(
           { from: config.codeExecution.poolSize, to: next.codeExecution.poolSize },
@@ -258,7 +259,7 @@ export function createRuntime(
         );
       }
       config = next;
-      await registry.update(next.servers);
+      await registry.update(next.servers, origin);
     },
     drain: (graceMs) => pool.drain(graceMs),
     stop: () => {

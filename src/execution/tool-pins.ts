@@ -159,7 +159,7 @@ export class ToolPins {
   private sight(server: string): void {
     const mode = this.mode();
     if (!this.loaded || mode === 'off' || !this.ready(server)) return;
-    const tools = this.registry.tools(server);
+    const tools = this.registry.listedTools(server);
     if (!this.seen.has(server)) {
       this.seen.add(server);
       const first = mode === 'tofu' ? tools.map((t) => this.newPin(server, t)) : [];
@@ -217,7 +217,7 @@ export class ToolPins {
 
   /** The refusal of a call to `server`.`tool` by name (the call gate's check before dispatch). */
   refusalOf(server: string, tool: string): { code: 'TOOL_CHANGED'; message: string } | undefined {
-    const listed = this.registry.tools(server).find((t) => t.name === tool);
+    const listed = this.registry.listedTools(server).find((t) => t.name === tool);
     return listed ? this.refusal(server, listed) : undefined;
   }
 
@@ -226,7 +226,7 @@ export class ToolPins {
     const out: HeldTool[] = [];
     for (const s of this.registry.status()) {
       if (s.state !== 'ready') continue;
-      for (const t of this.registry.tools(s.name)) {
+      for (const t of this.registry.listedTools(s.name)) {
         const held = this.holdOf(s.name, t);
         if (held) out.push(held);
       }
@@ -245,7 +245,7 @@ export class ToolPins {
       (h) => h.server === server && (tool === undefined || h.tool === tool),
     );
     if (approved.length === 0) return [];
-    const listed = this.registry.tools(server);
+    const listed = this.registry.listedTools(server);
     const pins = approved.map((h) => this.newPin(server, listed.find((t) => t.name === h.tool)!));
     await this.store?.put(pins);
     this.seen.add(server);

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { OAUTH_CALLBACK_PATH } from '../config/defaults.ts';
+import type { ConfigFile } from '../config/index.ts';
 import type { Runtime } from '../execution/index.ts';
 import { DashboardSessions, uiRoutes } from '../ui/index.ts';
 import type { Logger } from '../util/logger.ts';
@@ -16,6 +17,7 @@ import type { McpSessions } from './mcp-sessions.ts';
 import { oauthCallback, oauthRoutes } from './oauth-routes.ts';
 import { pinRoutes } from './pin-routes.ts';
 import { restRoutes } from './rest-routes.ts';
+import { serverRoutes } from './server-routes.ts';
 import { tokenRoutes } from './token-routes.ts';
 import type { GatewayEnv } from './types.ts';
 
@@ -32,6 +34,8 @@ export interface AppDeps {
   listenPort: number;
   /** True once shutdown began: every new request is answered 503. */
   draining?: () => boolean;
+  /** The config file server changes are written to (`codemux serve`); absent: they are refused. */
+  configFile?: ConfigFile;
 }
 
 export const SHUTTING_DOWN_HTTP_MESSAGE =
@@ -184,6 +188,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   // After restRoutes: its credential check runs first for these routes too.
   app.route('/api/v1/code-tools', codeToolRoutes(runtime));
   app.route('/api/v1', pinRoutes(runtime));
+  app.route('/api/v1', serverRoutes(runtime, deps.configFile));
   app.route('/api/v1', oauthRoutes(runtime));
   app.get(OAUTH_CALLBACK_PATH, oauthCallback(runtime));
   app.route('/api/v1/approvals', approvalRoutes(runtime.approvals));

@@ -1,6 +1,7 @@
 /** @module The HTTP gateway process part: listens, serves the app, shuts down in order. */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import type { ConfigFile } from '../config/index.ts';
 import type { Runtime } from '../execution/index.ts';
 import type { TokenStore } from '../store/index.ts';
 import type { Logger } from '../util/logger.ts';
@@ -15,6 +16,8 @@ export interface GatewayOptions {
   host: string;
   port: number;
   logger: Logger;
+  /** Where server changes made over REST and the dashboard are written. */
+  configFile?: ConfigFile;
 }
 
 type NodeServer = ReturnType<typeof serve> & {
@@ -56,6 +59,7 @@ export class HttpGateway {
       logger,
       listenPort: port,
       draining: () => this.draining,
+      configFile: this.options.configFile,
     });
     return new Promise((resolve, reject) => {
       const server = serve({ fetch: app.fetch, hostname: host, port }, (info) =>

@@ -37,7 +37,7 @@ export function pinRoutes(runtime: Runtime): Hono<GatewayEnv> {
     if (!runtime.registry.server(server)) {
       return failure(c, 404, 'NOT_FOUND', `server not found: ${server}`);
     }
-    if (!runtime.registry.tools(server).some((t) => t.name === tool)) {
+    if (!runtime.registry.listedTools(server).some((t) => t.name === tool)) {
       return failure(
         c,
         404,

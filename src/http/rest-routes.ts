@@ -162,12 +162,17 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
     }
     // The verdict the call gate would give now: it judges the annotations as listed, too.
     const policy = runtime.config().toolPolicy;
-    const tools = runtime.registry.tools(name).map((t) => ({
+    // An admin sees the tools `disabled_tools` hides too, marked (to switch them back on).
+    const disabled = new Set(runtime.registry.server(name)?.disabledTools);
+    const listed =
+      caller.kind === 'admin' ? runtime.registry.listedTools(name) : runtime.registry.tools(name);
+    const tools = listed.map((t) => ({
       name: t.name,
       description: t.description ?? '',
       input_schema: t.inputSchema,
       annotations: t.annotations ?? {},
       policy: judgeCall(policy, name, t.name, t.annotations),
+      ...(disabled.has(t.name) ? { disabled: true } : {}),
     }));
     return c.json({ ok: true, value: { server: name, tools }, request_id: c.get('requestId') });
   });

@@ -10,7 +10,9 @@ export type {
   UpstreamAuth,
 } from './oauth/types.ts';
 export { SignInError, UpstreamOAuth } from './oauth/upstream-oauth.ts';
-export { type ConnectionFactory, UpstreamRegistry } from './registry.ts';
+export { UpstreamRegistry } from './registry.ts';
+export type { ConnectionFactory } from './registry-entry.ts';
+export { disabledToolMessage } from './registry-entry.ts';
 export { type BoundsVerdict, measureJson, sizeVerdict } from './result-bounds.ts';
 export { boundedSchema, SCHEMA_LIMITS, type SchemaLimits, schemaExcess } from './schema-bounds.ts';
 export { BoundedValidators, type SchemaVerdict } from './schema-validator.ts';

@@ -11,52 +11,28 @@ import { didYouMean } from '../util/did-you-mean.ts';
 import type { Logger } from '../util/logger.ts';
 import { ConcurrencyLimiter } from './limiter.ts';
 import { NeedsAuthError, needsSignInMessage } from './oauth/needs-auth.ts';
-import type { UpstreamAuth } from './oauth/types.ts';
 import { StopSchedule } from './process-reaper.ts';
-import type { Entry } from './registry-entry.ts';
-import { SdkConnection } from './sdk-connection.ts';
+import {
+  type ConnectionFactory,
+  disabledToolMessage,
+  disabledToolsText,
+  type Entry,
+  type RegistryOptions,
+  sameButDisabledTools,
+  sdkFactory,
+  statusOf,
+  untilSettled,
+} from './registry-entry.ts';
 import { sendCall } from './send-call.ts';
-import type {
-  CallOptions,
-  CallOutcome,
-  ClusterSlots,
-  ServerState,
-  ServerStatus,
-  ToolInfo,
-  UpstreamConnection,
-} from './types.ts';
-
-/** Reconnect backoff in live mode: 250 ms, doubling, at most 30 s. */
-const RECONNECT_FIRST_MS = 250;
-const RECONNECT_MAX_MS = 30_000;
-
-export type ConnectionFactory = (
-  server: ServerConfig,
-  logger: Logger,
-  maxMessageBytes?: () => number,
-  schedule?: StopSchedule,
-  auth?: UpstreamAuth,
-) => UpstreamConnection;
+import { type JournalEvent, ServerJournal } from './server-journal.ts';
+import type { CallOptions, CallOutcome, ServerState, ServerStatus, ToolInfo } from './types.ts';
 
 /** What ensureStarted answers for a connected server. */
 const STARTED = { ok: true } as const;
 
-const sdkFactory: ConnectionFactory = (server, logger, maxMessageBytes, schedule, auth) =>
-  new SdkConnection(server, logger, maxMessageBytes, schedule, auth);
-
-export interface RegistryOptions {
-  /** Live (the gateway): connect every enabled server at start and reconnect after drops. */
-  live?: boolean;
-  factory?: ConnectionFactory;
-  /** Cluster-wide slots for servers with `cluster_max_concurrent_requests` (PostgreSQL). */
-  clusterSlots?: ClusterSlots;
-  /** The largest message an upstream may send (config's maxUpstreamMessageBytes, read per message). */
-  maxMessageBytes?: () => number;
-  /** Asked just before a call is sent, with the tool as listed now: a refusal keeps it unsent (pinning). */
-  admit?: (server: string, tool: ToolInfo) => { code: 'TOOL_CHANGED'; message: string } | undefined;
-  /** The OAuth side of an http/sse server's connection (upstream/oauth). */
-  auth?: (server: ServerConfig) => UpstreamAuth | undefined;
-}
+/** Reconnect backoff in live mode: 250 ms, doubling, at most 30 s. */
+const RECONNECT_FIRST_MS = 250;
+const RECONNECT_MAX_MS = 30_000;
 
 /**
  * Emits 'tools' when any server's tool list changed, 'state' when a server's state did, and
@@ -64,10 +40,10 @@ export interface RegistryOptions {
  */
 export class UpstreamRegistry extends EventEmitter {
   private readonly entries = new Map<string, Entry>();
+  /** Each configured server's history and stderr, kept while it stays in the config. */
+  private readonly journals = new Map<string, ServerJournal>();
   private readonly live: boolean;
   private readonly factory: ConnectionFactory;
-  private readonly clusterSlots?: ClusterSlots;
-  private readonly maxMessageBytes?: () => number;
   private running = false;
   /** Once stopped, start() does nothing (a signal may arrive while the gateway starts). */
   private stopped = false;
@@ -88,8 +64,6 @@ export class UpstreamRegistry extends EventEmitter {
     this.setMaxListeners(0);
     this.live = options.live ?? false;
     this.factory = options.factory ?? sdkFactory;
-    this.clusterSlots = options.clusterSlots;
-    this.maxMessageBytes = options.maxMessageBytes;
     for (const config of servers) this.add(config);
     this.on('tools', () => this.toolsVersion++);
   }
@@ -99,15 +73,19 @@ export class UpstreamRegistry extends EventEmitter {
     return this.toolsVersion;
   }
 
-  private add(config: ServerConfig): Entry {
+  /** Makes `config`'s entry; `why` (added, config_changed...) goes first into its history. */
+  private add(config: ServerConfig, why?: string, origin?: string): Entry {
     const auth = this.options.auth?.(config);
+    const journal = this.journals.get(config.name)?.configure(config) ?? new ServerJournal(config);
+    this.journals.set(config.name, journal);
+    if (why) journal.record(why, origin);
     const entry: Entry = {
       config,
       auth,
       connection: this.factory(
         config,
         this.logger.child({ server: config.name }),
-        this.maxMessageBytes,
+        this.options.maxMessageBytes,
         this.schedule,
         auth,
       ),
@@ -115,21 +93,26 @@ export class UpstreamRegistry extends EventEmitter {
       state: !config.enabled ? 'disabled' : config.quarantined ? 'quarantined' : 'idle',
       attempts: 0,
       removed: false,
+      disabled: new Set(config.disabledTools),
+      journal,
     };
     entry.connection.onClose = (reason) => this.onDropped(entry, reason);
     entry.connection.onToolsChanged = () => this.emit('tools', config.name);
     entry.connection.onLog = (message) => this.emit('log', config.name, message);
+    entry.connection.onStderr = (line) => journal.stderr(line);
     if (auth) {
       auth.onNeedsSignIn = (reason) => this.needsSignIn(entry, reason);
       auth.onSignedIn = () => this.signedIn(entry);
     }
+    if (entry.state !== 'idle') journal.record(entry.state, 'in the config');
     this.entries.set(config.name, entry);
     return entry;
   }
 
   private setState(entry: Entry, state: ServerState, error?: string): void {
+    if (entry.state !== state || error !== undefined) entry.journal.record(state, error);
     entry.state = state;
-    if (error !== undefined) entry.lastError = error;
+    if (error !== undefined) entry.lastError = entry.journal.mask(error);
     this.emit('state', entry.config.name, state);
   }
 
@@ -203,29 +186,28 @@ export class UpstreamRegistry extends EventEmitter {
     return [...this.entries.keys()];
   }
 
-  /** Tools of a connected server (empty until it has connected). */
+  /** Tools of a connected server (empty until it has connected), but for its `disabled_tools`. */
   tools(name: string): readonly ToolInfo[] {
+    const entry = this.entries.get(name);
+    if (!entry) return [];
+    const tools = entry.connection.tools();
+    return entry.disabled.size === 0 ? tools : tools.filter((t) => !entry.disabled.has(t.name));
+  }
+
+  /** Every tool a connected server lists, its disabled ones too (pinning, the dashboard). */
+  listedTools(name: string): readonly ToolInfo[] {
     return this.entries.get(name)?.connection.tools() ?? [];
+  }
+
+  /** A server's state history and its last stderr lines (values of its env masked). */
+  journal(name: string): { history: JournalEvent[]; stderr: string[] } | undefined {
+    const journal = this.journals.get(name);
+    return journal && { history: journal.history(), stderr: journal.stderrLines() };
   }
 
   /** Every server's state, in config order. */
   status(): ServerStatus[] {
-    return [...this.entries.values()].map((e) => {
-      const version = e.connection.protocolVersion;
-      return {
-        name: e.config.name,
-        protocol: e.config.protocol,
-        state: e.state,
-        tools: e.connection.tools().length,
-        ...(e.lastError ? { last_error: e.lastError } : {}),
-        ...(version ? { protocol_version: version } : {}),
-      };
-    });
-  }
-
-  /** True while an enabled server has not yet connected or failed for the first time. */
-  private unsettled(): boolean {
-    return [...this.entries.values()].some((e) => e.state === 'idle' || e.state === 'connecting');
+    return [...this.entries.values()].map((e) => statusOf(e, this.tools(e.config.name).length));
   }
 
   /**
@@ -233,19 +215,9 @@ export class UpstreamRegistry extends EventEmitter {
    * first (so a client's first tools/list can show the tools of servers that start quickly).
    */
   whenSettled(timeoutMs: number): Promise<void> {
-    if (!this.unsettled() || timeoutMs <= 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.off('state', check);
-        resolve();
-      };
-      const check = () => {
-        if (!this.unsettled()) done();
-      };
-      const timer = setTimeout(done, timeoutMs);
-      this.on('state', check);
-    });
+    const unsettled = () =>
+      [...this.entries.values()].some((e) => e.state === 'idle' || e.state === 'connecting');
+    return untilSettled(this, unsettled, timeoutMs);
   }
 
   /** Connects `name` unless it is connected; a recent failure is answered from memory. */
@@ -273,7 +245,9 @@ export class UpstreamRegistry extends EventEmitter {
         this.needsSignIn(entry, error.reason);
         return { ok: false, message: needsSignInMessage(name) };
       }
-      const message = `server '${name}' failed to start: ${(error as Error).message}`;
+      const message = entry.journal.mask(
+        `server '${name}' failed to start: ${(error as Error).message}`,
+      );
       if (entry.removed) return { ok: false, message };
       entry.failure = { at: Date.now(), message };
       this.setState(entry, 'failed', message);
@@ -303,18 +277,29 @@ export class UpstreamRegistry extends EventEmitter {
    * restart. The returned promise settles when the old connections have closed; nothing waits
    * for it before the new list is in place, so a hung upstream never delays the rest.
    */
-  update(servers: readonly ServerConfig[]): Promise<void> {
+  update(servers: readonly ServerConfig[], origin?: string): Promise<void> {
     const next = new Map(servers.map((s) => [s.name, s]));
     const stopping: Promise<void>[] = [];
+    const changed = new Set<string>();
     for (const [name, entry] of this.entries) {
       const config = next.get(name);
       if (config && isDeepStrictEqual(config, entry.config)) continue;
+      // Only its disabled tools changed: the connection stays, the lists follow.
+      if (config && sameButDisabledTools(config, entry.config)) {
+        entry.config = config;
+        entry.disabled = new Set(config.disabledTools);
+        entry.journal.record('tools_changed', withOrigin(disabledToolsText(config), origin));
+        continue;
+      }
       stopping.push(this.retire(entry));
       this.entries.delete(name);
+      if (config) changed.add(name);
+      else this.journals.delete(name);
     }
     for (const config of servers) {
       if (this.entries.has(config.name)) continue;
-      const entry = this.add(config);
+      const why = changed.has(config.name) ? 'config_changed' : 'added';
+      const entry = this.add(config, why, origin);
       this.logger.info({ server: config.name }, 'upstream added from the config');
       this.connectInBackground(entry);
     }
@@ -324,6 +309,21 @@ export class UpstreamRegistry extends EventEmitter {
     for (const entry of ordered) this.entries.set(entry.config.name, entry);
     this.emit('tools', '*');
     return Promise.all(stopping).then(() => {});
+  }
+
+  /**
+   * Stops `name`'s connection and connects it again (a stdio server is a new process), as
+   * after a config change; false when it is not in the config, disabled or quarantined.
+   */
+  restart(name: string): boolean {
+    const entry = this.entries.get(name);
+    if (!entry?.config.enabled || entry.config.quarantined) return false;
+    void this.retire(entry);
+    const fresh = this.add(entry.config, 'restarted');
+    this.logger.info({ server: name }, 'upstream restarted on request');
+    this.emit('tools', name);
+    this.connectInBackground(fresh);
+    return true;
   }
 
   private retire(entry: Entry): Promise<void> {
@@ -364,6 +364,9 @@ export class UpstreamRegistry extends EventEmitter {
     if (entry.connection.relisting) await entry.connection.relisting;
     const tools = entry.connection.tools();
     const listed = tools.find((t) => t.name === tool);
+    if (listed && entry.disabled.has(tool)) {
+      return { ok: false, code: 'UPSTREAM_ERROR', message: disabledToolMessage(server, tool) };
+    }
     if (!listed) {
       const hint = didYouMean(
         tool,
@@ -377,7 +380,7 @@ export class UpstreamRegistry extends EventEmitter {
     }
     const refused = this.options.admit?.(server, listed);
     if (refused) return { ok: false, ...refused };
-    return sendCall(entry, this.clusterSlots, tool, args, options);
+    return sendCall(entry, this.options.clusterSlots, tool, args, options);
   }
 
   /** Closes every connection (and so every stdio child); idempotent. */
@@ -389,3 +392,5 @@ export class UpstreamRegistry extends EventEmitter {
     await Promise.all([...this.entries.values()].map((e) => this.retire(e)).concat(closing));
   }
 }
+
+const withOrigin = (text: string, origin?: string) => (origin ? `${text} (${origin})` : text);

@@ -42,6 +42,7 @@ export class SdkConnection implements UpstreamConnection {
   onClose?: (reason: string) => void;
   onToolsChanged?: () => void;
   onLog?: (message: UpstreamLog) => void;
+  onStderr?: (line: string) => void;
   private client: Client | undefined;
   /**
    * The client of a connect in flight and its transport, so stop() can end it (and its child)
@@ -119,7 +120,11 @@ export class SdkConnection implements UpstreamConnection {
         cwd: s.cwd,
       },
       sdk,
-      (stream) => this.stderr.attach(stream, (line) => this.logger.debug(`stderr: ${line}`)),
+      (stream) =>
+        this.stderr.attach(stream, (line) => {
+          this.logger.debug(`stderr: ${line}`);
+          this.onStderr?.(line);
+        }),
       this.maxMessageBytes,
       this.schedule,
     );

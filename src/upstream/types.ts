@@ -50,6 +50,8 @@ export interface UpstreamConnection {
   onToolsChanged?: () => void;
   /** Called with each `notifications/message` (a log line) the server sends. */
   onLog?: (message: UpstreamLog) => void;
+  /** Called with each line a stdio child writes to stderr. */
+  onStderr?: (line: string) => void;
   /** Connects and lists tools; rejects with a message that includes the server's stderr tail. */
   start(): Promise<void>;
   stop(): Promise<void>;

@@ -35,6 +35,7 @@ const mcp: ServerConfig = {
   headers: {},
   enabled: true,
   quarantined: false,
+  disabledTools: [],
   queueSize: 0,
   connectTimeoutMs: 1000,
 };
