@@ -39,35 +39,6 @@ export function SignInBody({ error }: { error?: string }) {
   );
 }
 
-export function ServersBody() {
-  return (
-    <>
-      <h1>Servers</h1>
-      <RowsTable
-        label="Servers"
-        columns={['Name', 'State', 'Protocol', 'Tools', 'Last error']}
-        body="rows"
-      />
-    </>
-  );
-}
-
-export function ServerToolsBody({ name }: { name: string }) {
-  return (
-    <>
-      <p class="crumb">
-        <a href="/ui/servers">Servers</a> /
-      </p>
-      <h1>{`Tools of ${name}`}</h1>
-      <RowsTable
-        label={`Tools of ${name}`}
-        columns={['Tool', 'Description', 'Annotations', 'Policy', 'Input schema']}
-        body="rows"
-      />
-    </>
-  );
-}
-
 export function CodeToolsBody() {
   return (
     <>

@@ -13,12 +13,11 @@ import {
   CodeToolsBody,
   PlaygroundBody,
   ScriptsBody,
-  ServersBody,
-  ServerToolsBody,
   SignInBody,
   TokensBody,
 } from './pages.tsx';
 import { securityHeaders } from './security-headers.ts';
+import { ServerBody, ServersBody } from './servers-page.tsx';
 import { type DashboardSessions, SESSION_COOKIE, SESSION_TTL_MS } from './sessions.ts';
 
 export interface UiDeps {
@@ -136,7 +135,7 @@ export function uiRoutes(deps: UiDeps): Hono {
   ui.get('/servers', (c) => render(c, 'Servers', 'servers', <ServersBody />, 'servers'));
   ui.get('/servers/:name', (c) => {
     const name = c.req.param('name');
-    return render(c, name, 'server', <ServerToolsBody name={name} />, 'servers', { name });
+    return render(c, name, 'server', <ServerBody name={name} />, 'servers', { name });
   });
   ui.get('/code-tools', (c) =>
     render(c, 'Code tools', 'code-tools', <CodeToolsBody />, 'code-tools'),

@@ -8,6 +8,9 @@
 import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say } from '../dom.ts';
 import { outputBlock } from '../output.ts';
+import { serverButtons } from './server-actions.ts';
+import { setUpServerDetail, showServerDetail, toolSwitch } from './server-detail.ts';
+import { sayWritten, serverForm } from './server-form.ts';
 
 interface ServerRow {
   name: string;
@@ -39,6 +42,7 @@ interface ToolRow {
   input_schema: unknown;
   annotations?: Record<string, unknown>;
   policy?: { action: 'allow' | 'ask' | 'deny'; reason: string };
+  disabled?: boolean;
 }
 
 /** The MCP hints a server declared, as words (only those it set: the spec's defaults are not claims). */
@@ -167,6 +171,13 @@ async function showServers(): Promise<{ servers: ServerRow[]; held: HeldTool[] }
         h('td', {}, s.protocol),
         h('td', { class: 'num' }, s.tools, n > 0 ? ' ' : '', n > 0 ? badge('held') : ''),
         h('td', { class: s.last_error ? 'error' : '' }, s.last_error ?? ''),
+        h(
+          'td',
+          { class: 'row-actions' },
+          ...serverButtons(s.name, s.state, async () => {
+            await showServers();
+          }),
+        ),
       );
     }),
     'No servers in the config.',
@@ -175,6 +186,11 @@ async function showServers(): Promise<{ servers: ServerRow[]; held: HeldTool[] }
 }
 
 export async function serversPage(): Promise<void> {
+  const form = serverForm(async (name, answer) => {
+    await followConnection(name);
+    sayWritten(name, answer, 'Added');
+  });
+  byId('add-server').addEventListener('click', () => form.open());
   const held = (await showServers())?.held ?? [];
   if (held.length > 0)
     say(`${held.length} held tool${held.length === 1 ? '' : 's'}: open the server to approve`);
@@ -192,7 +208,7 @@ function heldCell(server: string, t: HeldTool, main: HTMLElement): HTMLElement {
           approve.removeAttribute('disabled');
           return say(errorText(answer), true);
         }
-        await serverPage(main);
+        await showServerTools(main);
         say(`approved ${server}.${t.tool}`);
       },
     },
@@ -223,6 +239,15 @@ function heldCell(server: string, t: HeldTool, main: HTMLElement): HTMLElement {
 
 export async function serverPage(main: HTMLElement): Promise<void> {
   const name = main.dataset.name ?? '';
+  const reload = () => showServerTools(main);
+  setUpServerDetail(name, reload);
+  await reload();
+}
+
+async function showServerTools(main: HTMLElement): Promise<void> {
+  const name = main.dataset.name ?? '';
+  const reload = () => showServerTools(main);
+  if (!(await showServerDetail(name, reload))) return;
   const [answer, allHeld] = await Promise.all([
     api('GET', `/servers/${seg(name)}/tools`),
     heldTools(),
@@ -242,6 +267,7 @@ export async function serverPage(main: HTMLElement): Promise<void> {
         annotationsCell(t.annotations),
         policyCell(t.policy),
         h('td', {}, h('details', {}, h('summary', {}, 'Schema'), outputBlock(t.input_schema))),
+        toolSwitch(name, t.name, t.disabled === true, reload),
       );
     }),
     'This server lists no tools (it may not be connected).',
