@@ -17,6 +17,7 @@ import { oauthCallback, oauthRoutes } from './oauth-routes.ts';
 import { pinRoutes } from './pin-routes.ts';
 import { restRoutes } from './rest-routes.ts';
 import { tokenRoutes } from './token-routes.ts';
+import { toolRoutes } from './tool-routes.ts';
 import type { GatewayEnv } from './types.ts';
 
 export const VERSION = '0.1.0';
@@ -184,6 +185,8 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   // After restRoutes: its credential check runs first for these routes too.
   app.route('/api/v1/code-tools', codeToolRoutes(runtime));
   app.route('/api/v1', pinRoutes(runtime));
+  // Beside pinRoutes' GET /tools/held (one segment after /tools; these take none or two).
+  app.route('/api/v1', toolRoutes(runtime));
   app.route('/api/v1', oauthRoutes(runtime));
   app.get(OAUTH_CALLBACK_PATH, oauthCallback(runtime));
   app.route('/api/v1/approvals', approvalRoutes(runtime.approvals));
