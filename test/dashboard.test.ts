@@ -290,7 +290,7 @@ describe('pages', () => {
     await shot('server-tools');
   });
 
-  it('navigates between the seven pages with named links', async () => {
+  it('navigates between the eight pages with named links', async () => {
     await open('/ui/servers');
     for (const [name, heading] of [
       ['Code tools', 'Code tools'],
@@ -299,9 +299,13 @@ describe('pages', () => {
       ['Approvals', 'Approvals'],
       ['Tokens', 'Tokens'],
       ['Scripts', 'Scripts'],
+      ['Tools', 'Tools'],
       ['Servers', 'Servers'],
     ]) {
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name }).click();
+      await page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name, exact: true })
+        .click();
       await see(page.getByRole('heading', { level: 1, name: heading })).toBeVisible();
     }
   });
@@ -695,6 +699,9 @@ describe('layout', () => {
         '/ui/activity',
         '/ui/tokens',
         '/ui/scripts',
+        '/ui/scripts/hello',
+        '/ui/tools',
+        '/ui/tools/fixture/echo',
         '/ui/playground',
       ])
         await open(route, p);

@@ -143,6 +143,41 @@ describe('stored scripts over REST', () => {
   });
 });
 
+describe("a stored script's source over REST", () => {
+  it('reads the source, language and path of a script by name', async () => {
+    const response = await gateway.rest('GET', '/api/v1/code/scripts/fetch-prs');
+    expect(response.status).toBe(200);
+    expect(response.json).toEqual({
+      success: true,
+      data: {
+        name: 'fetch-prs',
+        language: 'typescript',
+        path: path.join(scripts, 'fetch-prs.ts'),
+        source: FETCH_PRS,
+      },
+    });
+  });
+
+  it.each([
+    [
+      'an unknown name',
+      'fetch-pr',
+      404,
+      'SCRIPT_NOT_FOUND',
+      'stored script "fetch-pr" not found in',
+    ],
+    ['a path', '..%2Fmcp_config', 400, 'INVALID_SCRIPT_NAME', 'character "." is not allowed'],
+    ['an empty file', 'half-written', 400, 'SCRIPT_UNUSABLE', 'is empty'],
+    ['two files', 'triage', 400, 'SCRIPT_UNUSABLE', 'is ambiguous'],
+  ])('refuses %s with %i, naming why', async (_case, name, status, code, words) => {
+    const response = await gateway.rest('GET', `/api/v1/code/scripts/${name}`);
+    expect(response.status).toBe(status);
+    expect(response.json).toMatchObject({ success: false, code });
+    expect(response.json.error).toContain(words);
+    expect(response.json.error).not.toContain('Cannot execute');
+  });
+});
+
 describe('stored scripts and agent tokens', () => {
   let headers: Record<string, string>;
   beforeAll(async () => {
@@ -187,6 +222,23 @@ describe('stored scripts and agent tokens', () => {
       error:
         'Agent tokens cannot list stored scripts (the stored-script listing is available to administrators only)',
     });
+  });
+
+  it("gets 403 from a script's source with a body that names nothing", async () => {
+    for (const name of ['fetch-prs', 'nope']) {
+      const response = await gateway.rest(
+        'GET',
+        `/api/v1/code/scripts/${name}`,
+        undefined,
+        headers,
+      );
+      expect(response.status).toBe(403);
+      expect(response.json).toEqual({
+        success: false,
+        error:
+          "Agent tokens cannot read stored scripts' source (it is available to administrators only)",
+      });
+    }
   });
 });
 

@@ -228,4 +228,20 @@ describe('catalog', () => {
     };
     expect(many.data.items.length).toBeLessThanOrEqual(5);
   });
+
+  it('finds by the search index past max_results, or lists every tool by name for a blank query', () => {
+    const names = (found: ToolEntry[]) => found.map((e) => e.qualifiedName);
+    expect(names(catalog.find('customer', all, 50))).toHaveLength(3);
+    expect(names(catalog.find('ticket', all, 50))[0]).toMatch(/ticket/);
+    expect(names(catalog.find('  ', all, 50))).toEqual([
+      'billing.current_plan',
+      'crm.find_customer',
+      'support.create_ticket',
+      'support.recent_tickets',
+    ]);
+    expect(names(catalog.find('', (ns) => ns === 'support', 1))).toEqual(['support.create_ticket']);
+    expect(names(catalog.find('customer', (ns) => ns === 'crm', 50))).toEqual([
+      'crm.find_customer',
+    ]);
+  });
 });

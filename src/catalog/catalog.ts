@@ -129,6 +129,21 @@ export class Catalog {
     };
   }
 
+  /**
+   * Tools `may` accepts, at most `limit`: best match for `query` first by the same BM25 index
+   * as tools.search (without its max_results cap: the dashboard pages through more), or every
+   * one by qualified name when `query` is blank.
+   */
+  find(query: string, may: (namespace: string) => boolean, limit: number): ToolEntry[] {
+    const keep = (e: ToolEntry) => may(e.namespace);
+    if (query.trim() === '')
+      return this.tools()
+        .entries.filter(keep)
+        .sort((a, b) => a.qualifiedName.localeCompare(b.qualifiedName))
+        .slice(0, limit);
+    return this.tools().query(query, keep, limit);
+  }
+
   /** Runs `op` for a caller who may use the servers `may` accepts. */
   run(op: string, params: unknown, may: (namespace: string) => boolean): CatalogEnvelope {
     if (params === undefined) params = {};

@@ -14,7 +14,8 @@ export const ACTIVITY_MAX_SEARCH_CHARS = 200;
 
 export type QueryParse = { ok: true; query: ActivityQuery } | { ok: false; message: string };
 
-function integer(
+/** `raw` as an integer from `min` to `max` (`fallback` when absent), or the message naming it. */
+export function integerParam(
   name: string,
   raw: string | undefined,
   min: number,
@@ -52,9 +53,9 @@ function instant(name: string, raw: string): number | string {
 
 /** Parses limit, offset, kind, status, surface, server, tool, caller, parent_id, since, until and search. */
 export function parseActivityQuery(params: Record<string, string | undefined>): QueryParse {
-  const limit = integer('limit', params.limit, 1, ACTIVITY_MAX_LIMIT, ACTIVITY_DEFAULT_LIMIT);
+  const limit = integerParam('limit', params.limit, 1, ACTIVITY_MAX_LIMIT, ACTIVITY_DEFAULT_LIMIT);
   if (typeof limit === 'string') return { ok: false, message: limit };
-  const offset = integer('offset', params.offset, 0, Number.MAX_SAFE_INTEGER, 0);
+  const offset = integerParam('offset', params.offset, 0, Number.MAX_SAFE_INTEGER, 0);
   if (typeof offset === 'string') return { ok: false, message: offset };
   const query: ActivityQuery = { limit, offset };
   const { kind, status, server, parent_id, since, until, surface, caller, tool, search } = params;

@@ -4,6 +4,7 @@ export { ActivityLog, type ActivityPage, type ActivityWithChildren } from './act
 export {
   ACTIVITY_DEFAULT_LIMIT,
   ACTIVITY_MAX_LIMIT,
+  integerParam,
   parseActivityQuery,
 } from './activity-query.ts';
 export { errorFor, featureDisabled, messageFor } from './caller-view.ts';

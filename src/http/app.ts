@@ -19,6 +19,7 @@ import { pinRoutes } from './pin-routes.ts';
 import { restRoutes } from './rest-routes.ts';
 import { serverRoutes } from './server-routes.ts';
 import { tokenRoutes } from './token-routes.ts';
+import { toolRoutes } from './tool-routes.ts';
 import type { GatewayEnv } from './types.ts';
 
 export const VERSION = '0.1.0';
@@ -189,6 +190,8 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   app.route('/api/v1/code-tools', codeToolRoutes(runtime));
   app.route('/api/v1', pinRoutes(runtime));
   app.route('/api/v1', serverRoutes(runtime, deps.configFile));
+  // Beside pinRoutes' GET /tools/held (one segment after /tools; these take none or two).
+  app.route('/api/v1', toolRoutes(runtime));
   app.route('/api/v1', oauthRoutes(runtime));
   app.get(OAUTH_CALLBACK_PATH, oauthCallback(runtime));
   app.route('/api/v1/approvals', approvalRoutes(runtime.approvals));

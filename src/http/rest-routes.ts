@@ -9,9 +9,9 @@ import {
   policyCounts,
   type Runtime,
 } from '../execution/index.ts';
-import { listScripts, scriptsDir } from '../scripts/index.ts';
+import { listScripts, resolveScript, SCRIPT_REFUSAL_PREFIX, scriptsDir } from '../scripts/index.ts';
 import { type AuthDeps, authenticateRest, unauthorizedMessage } from './auth.ts';
-import { statusFor } from './status.ts';
+import { refusalStatus, statusFor } from './status.ts';
 import type { GatewayEnv } from './types.ts';
 
 /**
@@ -129,6 +129,36 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
       );
     }
     return c.json({ success: true, data: listScripts(scriptsDir(runtime.config())) });
+  });
+
+  // One script's source, for the dashboard's script page: resolved as a run resolves it (the
+  // name is checked before the filesystem is touched; no symlink is followed).
+  api.get('/code/scripts/:name', (c) => {
+    if (c.get('caller').kind !== 'admin') {
+      return c.json(
+        {
+          success: false,
+          error:
+            "Agent tokens cannot read stored scripts' source (it is available to administrators only)",
+        },
+        403,
+      );
+    }
+    const name = c.req.param('name');
+    const script = resolveScript(name, { dir: scriptsDir(runtime.config()), admin: true });
+    if (!script.ok) {
+      const status = refusalStatus(script.code);
+      return c.json(
+        {
+          success: false,
+          code: script.code,
+          error: script.message.replace(SCRIPT_REFUSAL_PREFIX, ''),
+        },
+        status === 200 ? 400 : status,
+      );
+    }
+    const { language, source, path } = script;
+    return c.json({ success: true, data: { name, language, path, source } });
   });
 
   api.get('/servers', (c) => {

@@ -12,7 +12,11 @@ const REFUSAL_STATUS: Record<string, number> = {
   EXECUTION_FAILED: 500,
 };
 
+/** The status of a refusal by its code; 200 for a code that is a program's own failure. */
+export function refusalStatus(code: string): 200 | 400 | 403 | 404 | 500 {
+  return (REFUSAL_STATUS[code] ?? 200) as 200 | 400 | 403 | 404 | 500;
+}
+
 export function statusFor(envelope: Envelope): 200 | 400 | 403 | 404 | 500 {
-  if (envelope.ok) return 200;
-  return (REFUSAL_STATUS[envelope.error.code] ?? 200) as 200 | 400 | 403 | 404 | 500;
+  return envelope.ok ? 200 : refusalStatus(envelope.error.code);
 }

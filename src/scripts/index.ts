@@ -4,7 +4,7 @@ import type { ResolvedConfig } from '../config/index.ts';
 
 export { listScripts } from './listing.ts';
 export { SCRIPT_NAME_PATTERN, scriptNameProblem } from './name.ts';
-export { type ResolveOptions, resolveScript } from './resolve.ts';
+export { type ResolveOptions, resolveScript, SCRIPT_REFUSAL_PREFIX } from './resolve.ts';
 export type {
   InvalidReason,
   ResolvedScript,

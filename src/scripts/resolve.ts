@@ -14,7 +14,8 @@ import type { InvalidReason, ResolvedScript } from './types.ts';
 
 /** How many names the not-found message lists for an administrator. */
 const LISTED_NAMES = 20;
-const PREFIX = 'Cannot execute stored script: ';
+/** What every refusal's message starts with (a reader of the source, not a run, drops it). */
+export const SCRIPT_REFUSAL_PREFIX = 'Cannot execute stored script: ';
 
 export interface ResolveOptions {
   dir: string;
@@ -35,7 +36,7 @@ function refuse(
   code: Extract<ResolvedScript, { ok: false }>['code'],
   message: string,
 ): ResolvedScript {
-  return { ok: false, code, message: PREFIX + message };
+  return { ok: false, code, message: SCRIPT_REFUSAL_PREFIX + message };
 }
 
 function notFound(name: string, options: ResolveOptions): ResolvedScript {

@@ -4,6 +4,7 @@ import type { Child } from 'hono/jsx';
 /** Navigation links, in order: path under /ui/ and the accessible name the contract fixes. */
 export const NAV_LINKS = [
   ['servers', 'Servers'],
+  ['tools', 'Tools'],
   ['code-tools', 'Code tools'],
   ['playground', 'Playground'],
   ['activity', 'Activity'],

@@ -1,21 +1,6 @@
 /** @module The dashboard's pages, server-rendered shells whose data the client layer reads from /api/v1. */
 import { CODE_TOOL_PARAM_TYPES } from '../store/index.ts';
-
-/** A table whose rows the page's script fills in (its tbody has the id `body`). */
-function RowsTable({ label, columns, body }: { label: string; columns: string[]; body: string }) {
-  return (
-    <table aria-label={label}>
-      <thead>
-        <tr>
-          {columns.map((column) => (
-            <th scope="col">{column}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody id={body} />
-    </table>
-  );
-}
+import { RowsTable } from './rows-table.tsx';
 
 export function SignInBody({ error }: { error?: string }) {
   return (
@@ -356,18 +341,6 @@ export function TokensBody() {
         </thead>
         <tbody id="rows" />
       </table>
-    </>
-  );
-}
-
-export function ScriptsBody() {
-  return (
-    <>
-      <h1>Scripts</h1>
-      <p class="hint">
-        Stored scripts are files in scripts/ next to the config; this list is read only.
-      </p>
-      <RowsTable label="Scripts" columns={['Name', 'Status', 'Files', 'Problem']} body="rows" />
     </>
   );
 }

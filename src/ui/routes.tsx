@@ -12,13 +12,14 @@ import {
   CodeToolBody,
   CodeToolsBody,
   PlaygroundBody,
-  ScriptsBody,
   SignInBody,
   TokensBody,
 } from './pages.tsx';
+import { ScriptBody, ScriptsBody } from './scripts-page.tsx';
 import { securityHeaders } from './security-headers.ts';
 import { ServerBody, ServersBody } from './servers-page.tsx';
 import { type DashboardSessions, SESSION_COOKIE, SESSION_TTL_MS } from './sessions.ts';
+import { ToolBody, ToolsBody } from './tools-page.tsx';
 
 export interface UiDeps {
   adminKey: string;
@@ -137,6 +138,22 @@ export function uiRoutes(deps: UiDeps): Hono {
     const name = c.req.param('name');
     return render(c, name, 'server', <ServerBody name={name} />, 'servers', { name });
   });
+  ui.get('/tools', (c) => render(c, 'Tools', 'tools', <ToolsBody />, 'tools'));
+  ui.get('/tools/:server/:tool', (c) => {
+    const server = c.req.param('server');
+    const tool = c.req.param('tool');
+    return render(
+      c,
+      `${server}.${tool}`,
+      'tool',
+      <ToolBody server={server} tool={tool} />,
+      'tools',
+      {
+        server,
+        tool,
+      },
+    );
+  });
   ui.get('/code-tools', (c) =>
     render(c, 'Code tools', 'code-tools', <CodeToolsBody />, 'code-tools'),
   );
@@ -162,6 +179,10 @@ export function uiRoutes(deps: UiDeps): Hono {
   ui.get('/approvals', (c) => render(c, 'Approvals', 'approvals', <ApprovalsBody />, 'approvals'));
   ui.get('/tokens', (c) => render(c, 'Tokens', 'tokens', <TokensBody />, 'tokens'));
   ui.get('/scripts', (c) => render(c, 'Scripts', 'scripts', <ScriptsBody />, 'scripts'));
+  ui.get('/scripts/:name', (c) => {
+    const name = c.req.param('name');
+    return render(c, name, 'script', <ScriptBody name={name} />, 'scripts', { name });
+  });
 
   return ui;
 }

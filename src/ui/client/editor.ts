@@ -26,12 +26,22 @@ const theme = EditorView.theme({
   '.cm-gutters': { backgroundColor: '#f6f6f8', color: '#5f6368', borderRight: '1px solid #d9d9de' },
 });
 
+export interface EditorOptions {
+  typescript?: boolean;
+  /** Shown highlighted, selectable and focusable, but not editable (aria-readonly). */
+  readOnly?: boolean;
+}
+
 /**
  * Mounts an editor into `parent`; its accessible name is `parent.dataset.label`. It lives in
  * a shadow root: there CodeMirror's styles are constructable stylesheets, which the CSP's
  * `style-src 'self'` allows, where a <style> element would be refused.
  */
-export function codeEditor(parent: HTMLElement, doc: string, typescript = false): CodeEditor {
+export function codeEditor(
+  parent: HTMLElement,
+  doc: string,
+  { typescript = false, readOnly = false }: EditorOptions = {},
+): CodeEditor {
   const root = parent.attachShadow({ mode: 'open' });
   const view = new EditorView({
     parent: root,
@@ -47,6 +57,7 @@ export function codeEditor(parent: HTMLElement, doc: string, typescript = false)
         syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
         javascript({ typescript }),
         theme,
+        EditorState.readOnly.of(readOnly),
         // Tab indents; Escape then Tab leaves the editor (CodeMirror's keyboard escape hatch).
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         EditorView.contentAttributes.of({ 'aria-label': parent.dataset.label ?? 'Code' }),

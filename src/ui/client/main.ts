@@ -5,13 +5,18 @@ import { approvalsPage } from './pages/approvals.ts';
 import { codeToolPage } from './pages/code-tool.ts';
 import { codeToolsPage } from './pages/code-tools.ts';
 import { playgroundPage } from './pages/playground.ts';
+import { scriptPage } from './pages/script.ts';
 import { scriptsPage } from './pages/scripts.ts';
 import { serverPage, serversPage } from './pages/servers.ts';
 import { tokensPage } from './pages/tokens.ts';
+import { toolPage } from './pages/tool.ts';
+import { toolsPage } from './pages/tools.ts';
 
 const PAGES: Record<string, (main: HTMLElement) => void | Promise<void>> = {
   servers: serversPage,
   server: serverPage,
+  tools: toolsPage,
+  tool: toolPage,
   'code-tools': codeToolsPage,
   'code-tool': codeToolPage,
   playground: playgroundPage,
@@ -20,6 +25,7 @@ const PAGES: Record<string, (main: HTMLElement) => void | Promise<void>> = {
   approvals: approvalsPage,
   tokens: tokensPage,
   scripts: scriptsPage,
+  script: scriptPage,
 };
 
 const main = document.getElementById('main');

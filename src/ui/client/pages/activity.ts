@@ -2,7 +2,7 @@
 import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say, when } from '../dom.ts';
 import { outputBlock } from '../output.ts';
-import { ms } from './playground.ts';
+import { ms } from '../run-result.ts';
 
 interface ActivityRecord {
   id: string;

@@ -1,5 +1,5 @@
-/** @module Scripts: the stored scripts listing (GET /api/v1/code/scripts), read only. */
-import { api, errorText } from '../api.ts';
+/** @module Scripts: the stored scripts listing (GET /api/v1/code/scripts), read only; a name opens its page. */
+import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say } from '../dom.ts';
 
 interface ScriptRow {
@@ -20,7 +20,7 @@ export async function scriptsPage(): Promise<void> {
       h(
         'tr',
         {},
-        h('th', { scope: 'row' }, s.name),
+        h('th', { scope: 'row' }, h('a', { href: `/ui/scripts/${seg(s.name)}` }, s.name)),
         h('td', {}, badge(s.status)),
         h('td', {}, s.paths.join(', ')),
         h('td', { class: s.reason ? 'error' : '' }, s.reason ?? ''),

@@ -55,7 +55,8 @@ const HINT_WORDS: Array<[string, boolean, string]> = [
   ['openWorldHint', false, 'closed-world'],
 ];
 
-function annotationsCell(annotations: Record<string, unknown> = {}): HTMLElement {
+/** A table cell of an MCP tool's annotations as tags (and its title, when it has one). */
+export function annotationsCell(annotations: Record<string, unknown> = {}): HTMLElement {
   const words = HINT_WORDS.filter(([key, value]) => annotations[key] === value).map(([, , word]) =>
     h('span', { class: `tag t-${word}` }, word),
   );

@@ -1,0 +1,112 @@
+/**
+ * @module REST for the dashboard's Tools page (admin key only): `GET /api/v1/tools?query=&limit=`
+ * searches every usable tool with the catalog's BM25 index (all of them by name without a
+ * query), `GET /api/v1/tools/{server}/{tool}` describes one with its TypeScript signature.
+ */
+import { type Context, Hono, type Next } from 'hono';
+import type { ToolEntry } from '../catalog/index.ts';
+import { MAX_SEARCH_QUERY_CHARS } from '../config/defaults.ts';
+import { integerParam, judgeCall, type Runtime } from '../execution/index.ts';
+import { didYouMean } from '../util/did-you-mean.ts';
+import type { GatewayEnv } from './types.ts';
+
+type Ctx = Context<GatewayEnv>;
+
+export const TOOLS_DEFAULT_LIMIT = 50;
+export const TOOLS_MAX_LIMIT = 200;
+
+const every = () => true;
+
+function failure(c: Ctx, status: 400 | 403 | 404 | 503, code: string, message: string) {
+  return c.json({ ok: false, error: { code, message }, request_id: c.get('requestId') }, status);
+}
+
+/** Per route (mounted at /api/v1 beside others: no middleware on '*'). */
+async function adminOnly(c: Ctx, next: Next) {
+  if (c.get('caller')?.kind !== 'admin') {
+    return failure(c, 403, 'FORBIDDEN', 'browsing every tool is for the admin API key only');
+  }
+  await next();
+}
+
+const item = (e: ToolEntry) => ({
+  server: e.namespace,
+  tool: e.name,
+  description: e.description,
+  ...(e.annotations && Object.keys(e.annotations).length > 0 ? { annotations: e.annotations } : {}),
+  ...(e.held ? { held: true } : {}),
+});
+
+export function toolRoutes(runtime: Runtime): Hono<GatewayEnv> {
+  const api = new Hono<GatewayEnv>();
+
+  api.get('/tools', adminOnly, (c) => {
+    const query = c.req.query('query') ?? '';
+    if (query.length > MAX_SEARCH_QUERY_CHARS) {
+      return failure(
+        c,
+        400,
+        'INVALID_REQUEST',
+        `query must be at most ${MAX_SEARCH_QUERY_CHARS} characters (got ${query.length}); search with a few keywords`,
+      );
+    }
+    const limit = integerParam(
+      'limit',
+      c.req.query('limit'),
+      1,
+      TOOLS_MAX_LIMIT,
+      TOOLS_DEFAULT_LIMIT,
+    );
+    if (typeof limit === 'string') return failure(c, 400, 'INVALID_REQUEST', limit);
+    // One more than asked says whether there are more without counting every hit.
+    const found = runtime.catalog.find(query, every, limit + 1);
+    return c.json({ items: found.slice(0, limit).map(item), has_more: found.length > limit });
+  });
+
+  api.get('/tools/:server/:tool', adminOnly, (c) => {
+    const server = c.req.param('server') ?? '';
+    const tool = c.req.param('tool') ?? '';
+    const described = runtime.catalog.run(
+      'tools.describe',
+      { namespace: server, name: tool },
+      every,
+    );
+    if (!described.ok) {
+      if (described.error.code === 'catalog_unavailable')
+        return failure(c, 503, 'CATALOG_UNAVAILABLE', described.error.message);
+      const known = runtime.catalog.find('', every, Number.MAX_SAFE_INTEGER);
+      const hint = didYouMean(
+        `${server}.${tool}`,
+        known.map((e) => e.qualifiedName),
+      );
+      return failure(c, 404, 'NOT_FOUND', `no tool "${server}.${tool}"${hint}`);
+    }
+    const d = described.data as {
+      description: string;
+      inputSchema: Record<string, unknown>;
+      outputSchema: Record<string, unknown> | null;
+      annotations?: Record<string, unknown>;
+      held?: boolean;
+      typescript: string;
+    };
+    return c.json({
+      server,
+      tool,
+      description: d.description,
+      input_schema: d.inputSchema,
+      ...(d.outputSchema ? { output_schema: d.outputSchema } : {}),
+      ...(d.annotations ? { annotations: d.annotations } : {}),
+      ...(d.held ? { held: true } : {}),
+      signature: d.typescript,
+      // What the call gate decides for a call now: it judges the annotations as listed now.
+      policy: judgeCall(
+        runtime.config().toolPolicy,
+        server,
+        tool,
+        runtime.registry.tools(server).find((t) => t.name === tool)?.annotations,
+      ),
+    });
+  });
+
+  return api;
+}
