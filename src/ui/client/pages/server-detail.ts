@@ -9,6 +9,9 @@ import { badge, byId, fillRows, h, say, when } from '../dom.ts';
 import { serverButtons } from './server-actions.ts';
 import { type Entry, sayWritten, serverForm } from './server-form.ts';
 
+/** Reads the whole page again; answers the server's state (undefined when it is gone). */
+type Reload = () => Promise<string | undefined>;
+
 interface Detail {
   server: { name: string; state: string; protocol: string; tools: number; last_error?: string };
   entry: Entry | null;
@@ -28,10 +31,7 @@ async function showStderr(name: string): Promise<void> {
  * Shows the server's state, actions, history and stderr; `reload` reads the whole page again
  * (after an action). Answers the detail, or undefined when the server is gone (said).
  */
-export async function showServerDetail(
-  name: string,
-  reload: () => Promise<void>,
-): Promise<Detail | undefined> {
+export async function showServerDetail(name: string, reload: Reload): Promise<Detail | undefined> {
   const answer = await api('GET', `/servers/${seg(name)}`);
   if (!answer.json.ok) {
     say(errorText(answer), true);
@@ -46,7 +46,7 @@ export async function showServerDetail(
   );
   const after = async (done: string) => {
     if (done === 'deleted') window.location.assign('/ui/servers');
-    else await reload();
+    else await followState(reload);
   };
   byId('server-actions').replaceChildren(
     ...(detail.entry
@@ -79,13 +79,28 @@ export async function showServerDetail(
   return detail;
 }
 
+/** How long the page follows a server connecting after an action, and how often it looks. */
+const FOLLOW_MS = 30_000;
+const FOLLOW_POLL_MS = 500;
+const SETTLING = new Set(['idle', 'connecting']);
+
+/** Reads the page again until the server has settled (ready, failed...) after an action. */
+async function followState(reload: Reload): Promise<void> {
+  const until = Date.now() + FOLLOW_MS;
+  for (;;) {
+    const state = await reload();
+    if (state === undefined || !SETTLING.has(state) || Date.now() >= until) return;
+    await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+  }
+}
+
 let editForm: ReturnType<typeof serverForm>;
 
 /** Wires the page's fixed parts once: the edit dialog and the stderr's Refresh. */
-export function setUpServerDetail(name: string, reload: () => Promise<void>): void {
-  editForm = serverForm(async (_name, answer) => {
-    await reload();
-    sayWritten(name, answer, 'Saved');
+export function setUpServerDetail(name: string, reload: Reload): void {
+  editForm = serverForm(async (_name, answer, edit) => {
+    await followState(reload);
+    sayWritten(name, answer, 'Saved', edit);
   });
   byId('stderr-refresh').addEventListener('click', () => void showStderr(name));
 }
@@ -95,7 +110,7 @@ export function toolSwitch(
   server: string,
   tool: string,
   disabled: boolean,
-  reload: () => Promise<void>,
+  reload: Reload,
 ): HTMLElement {
   const input = h('input', {
     type: 'checkbox',

@@ -80,7 +80,9 @@ function showType(): void {
 }
 
 /** Opens the dialog to add a server (`entry` undefined) or to edit `entry` read at `revision`. */
-export function serverForm(onSaved: (name: string, answer: ApiAnswer) => Promise<void>) {
+export function serverForm(
+  onSaved: (name: string, answer: ApiAnswer, edit?: { read: Entry; sent: Entry }) => Promise<void>,
+) {
   const dialog = dialogFor('server-dialog');
   const form = byId<HTMLFormElement>('server-form');
   const error = byId('server-error');
@@ -110,7 +112,7 @@ export function serverForm(onSaved: (name: string, answer: ApiAnswer) => Promise
       return;
     }
     dialog.close();
-    await onSaved(name, answer);
+    await onSaved(name, answer, editing && { read: editing.entry, sent: body });
   });
   const open = (entry?: Entry, revision?: string | null) => {
     editing = entry ? { entry, revision: revision ?? null } : undefined;
@@ -136,13 +138,31 @@ export function serverForm(onSaved: (name: string, answer: ApiAnswer) => Promise
   return { open };
 }
 
-/** The status line after a save: what was saved, and a hand edit it replaced, if any. */
-export function sayWritten(name: string, answer: ApiAnswer, what: string): void {
-  const replaced = answer.json.value?.replaced;
-  if (!replaced) say(`${what} ${name}: saved to the config file`);
-  else
-    say(
-      `${what} ${name}: saved to the config file. It had been changed there since this page read it; your save replaced that version: ${JSON.stringify(replaced.entry)}`,
-      true,
-    );
+/**
+ * The status line after a save: what was saved and, when the file's entry had been edited by
+ * hand after the page read it (`edit.read`), each field that edit changed: kept, or replaced
+ * by this save (with the value it had).
+ */
+export function sayWritten(
+  name: string,
+  answer: ApiAnswer,
+  what: string,
+  edit?: { read: Entry; sent: Entry },
+): void {
+  const replaced = answer.json.value?.replaced?.entry as Entry | undefined;
+  const saved = `${what} ${name}: saved to the config file`;
+  if (!replaced) return void say(saved);
+  const read = edit?.read ?? {};
+  const byHand = Object.keys({ ...read, ...replaced }).filter(
+    (key) => JSON.stringify(read[key]) !== JSON.stringify(replaced[key]),
+  );
+  const fates = byHand.map((key) =>
+    edit && key in edit.sent
+      ? `${key} (replaced by this save; it was ${JSON.stringify(replaced[key]) ?? 'absent'})`
+      : `${key} (kept)`,
+  );
+  say(
+    `${saved}. The file's entry had been edited after this page read it: ${fates.join(', ') || 'no field of it differs'}.`,
+    true,
+  );
 }

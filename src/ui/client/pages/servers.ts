@@ -175,9 +175,7 @@ async function showServers(): Promise<{ servers: ServerRow[]; held: HeldTool[] }
         h(
           'td',
           { class: 'row-actions' },
-          ...serverButtons(s.name, s.state, async () => {
-            await showServers();
-          }),
+          ...serverButtons(s.name, s.state, () => followConnection(s.name)),
         ),
       );
     }),
@@ -245,15 +243,19 @@ export async function serverPage(main: HTMLElement): Promise<void> {
   await reload();
 }
 
-async function showServerTools(main: HTMLElement): Promise<void> {
+async function showServerTools(main: HTMLElement): Promise<string | undefined> {
   const name = main.dataset.name ?? '';
   const reload = () => showServerTools(main);
-  if (!(await showServerDetail(name, reload))) return;
+  const detail = await showServerDetail(name, reload);
+  if (!detail) return undefined;
   const [answer, allHeld] = await Promise.all([
     api('GET', `/servers/${seg(name)}/tools`),
     heldTools(),
   ]);
-  if (!answer.json.ok) return say(errorText(answer), true);
+  if (!answer.json.ok) {
+    say(errorText(answer), true);
+    return detail.server.state;
+  }
   const held = new Map(allHeld.filter((t) => t.server === name).map((t) => [t.tool, t]));
   const tools = answer.json.value.tools as ToolRow[];
   fillRows(
@@ -273,4 +275,5 @@ async function showServerTools(main: HTMLElement): Promise<void> {
     }),
     'This server lists no tools (it may not be connected).',
   );
+  return detail.server.state;
 }
