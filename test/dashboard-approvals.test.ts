@@ -11,20 +11,14 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDashboard, UI_TIMEOUT_MS } from './dashboard-session.ts';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { ROOT, writeConfig } from './helpers.ts';
+import { docShot } from './screenshots.ts';
 
 const POLL = { timeout: UI_TIMEOUT_MS };
 const MUTABLE = path.join(ROOT, 'test', 'fixtures', 'mutable-server.mjs');
 const SCHEMA = { type: 'object', properties: { path: { type: 'string' } } };
 /** Set to a file name (….png) to keep screenshots: a pending approval, decided ones, a server's tools. */
-const SHOT = process.env.CODEMUX_APPROVALS_SHOT;
-const shot = async (suffix = '') => {
-  if (SHOT)
-    await page.screenshot({
-      path: SHOT.replace(/\.png$/, `${suffix}.png`),
-      fullPage: true,
-      caret: 'initial',
-    });
-};
+/** The Approvals page's screenshots, for docs/dashboard.md. */
+const shot = (suffix = '') => docShot(page, `approvals${suffix}`);
 
 let gw: RunningGateway;
 let browser: Browser;

@@ -72,7 +72,7 @@ describe('servers managed from the dashboard', () => {
       env: { FIXTURE_STDERR: SECRET },
     });
     expect(fileDoc().keep_me).toBe('yes');
-    await docShot(page, 'servers');
+    await docShot(page, 'servers-managed');
   });
 
   it('refuses an invalid server in the dialog, naming the field, and writes nothing', async () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDashboard, UI_TIMEOUT_MS } from './dashboard-session.ts';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { policyConfig } from './policy-fixtures.ts';
+import { docShot } from './screenshots.ts';
 
 const POLL = { timeout: UI_TIMEOUT_MS };
 const PATH_SCHEMA = { type: 'object', properties: { path: { type: 'string' } } };
@@ -35,16 +36,14 @@ const TOOLS = [
   { name: 'ping', description: 'Answer at once', inputSchema: { type: 'object' } },
 ];
 
-/** Set to a file name (….png) to keep screenshots: the search, a tool after Try, a script's run. */
-const SHOT = process.env.CODEMUX_TOOLS_SHOT;
-const shot = async (suffix: string) => {
-  if (SHOT)
-    await page.screenshot({
-      path: SHOT.replace(/\.png$/, `${suffix}.png`),
-      fullPage: true,
-      caret: 'initial',
-    });
+/** The Tools, tool and script pages' screenshots, for docs/dashboard.md. */
+const SHOTS: Record<string, string> = {
+  '-search': 'tools',
+  '-try': 'tool',
+  '-waiting': 'tool-waiting',
+  '-script': 'script',
 };
+const shot = (suffix: string) => docShot(page, SHOTS[suffix]!);
 
 let gw: RunningGateway;
 let browser: Browser;
