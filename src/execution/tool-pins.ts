@@ -217,8 +217,14 @@ export class ToolPins {
 
   /** The refusal of a call to `server`.`tool` by name (the call gate's check before dispatch). */
   refusalOf(server: string, tool: string): { code: 'TOOL_CHANGED'; message: string } | undefined {
-    const listed = this.registry.listedTools(server).find((t) => t.name === tool);
+    // A disabled tool is refused as one the server does not list (by the registry), not as held.
+    const listed = this.registry.tools(server).find((t) => t.name === tool);
     return listed ? this.refusal(server, listed) : undefined;
+  }
+
+  /** True when `server`.`tool` has a pinned (approved) definition. */
+  isPinned(server: string, tool: string): boolean {
+    return this.pins.get(server)?.has(tool) === true;
   }
 
   /** Every held tool of every connected server, by server then tool. */

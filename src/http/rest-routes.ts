@@ -203,6 +203,7 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
       annotations: t.annotations ?? {},
       policy: judgeCall(policy, name, t.name, t.annotations),
       ...(disabled.has(t.name) ? { disabled: true } : {}),
+      ...(runtime.pins.isPinned(name, t.name) ? { pinned: true } : {}),
     }));
     return c.json({ ok: true, value: { server: name, tools }, request_id: c.get('requestId') });
   });

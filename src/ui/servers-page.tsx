@@ -98,7 +98,7 @@ export function ServerBody({ name }: { name: string }) {
       <table aria-label={`Tools of ${name}`}>
         <thead>
           <tr>
-            {['Tool', 'Description', 'Annotations', 'Policy', 'Input schema', 'Enabled'].map(
+            {['Tool', 'Description', 'Annotations', 'Policy', 'Input schema', 'Status'].map(
               (column) => (
                 <th scope="col">{column}</th>
               ),

@@ -111,6 +111,7 @@ export function toolSwitch(
   tool: string,
   disabled: boolean,
   reload: Reload,
+  pinned: boolean,
 ): HTMLElement {
   const input = h('input', {
     type: 'checkbox',
@@ -130,5 +131,5 @@ export function toolSwitch(
       say(`${server}.${tool} ${action}d (disabled_tools in the config file)`);
     },
   });
-  return h('td', {}, input);
+  return h('td', { class: 'row-actions' }, input, pinned ? ' ' : '', pinned ? badge('pinned') : '');
 }

@@ -43,6 +43,7 @@ interface ToolRow {
   annotations?: Record<string, unknown>;
   policy?: { action: 'allow' | 'ask' | 'deny'; reason: string };
   disabled?: boolean;
+  pinned?: boolean;
 }
 
 /** The MCP hints a server declared, as words (only those it set: the spec's defaults are not claims). */
@@ -270,7 +271,7 @@ async function showServerTools(main: HTMLElement): Promise<string | undefined> {
         annotationsCell(t.annotations),
         policyCell(t.policy),
         h('td', {}, h('details', {}, h('summary', {}, 'Schema'), outputBlock(t.input_schema))),
-        toolSwitch(name, t.name, t.disabled === true, reload),
+        toolSwitch(name, t.name, t.disabled === true, reload, t.pinned === true && !hold),
       );
     }),
     'This server lists no tools (it may not be connected).',
