@@ -74,7 +74,11 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   );
   const stopWatching = watch.stop;
   // Server changes from REST and the dashboard are written to the file, then applied at once.
-  const configFile = new ConfigFile(file, { listen: flags.listen, onWritten: watch.reload });
+  const configFile = new ConfigFile(file, {
+    listen: flags.listen,
+    onWritten: watch.reload,
+    mayCreate: config.missing === true,
+  });
   const gateway = new HttpGateway({
     runtime,
     tokens: store.tokens,

@@ -16,6 +16,7 @@ import {
   findServer,
   insertion,
   type Located,
+  namedTwice,
   type RawEntry,
   revisionOf,
   serverEntries,
@@ -26,6 +27,8 @@ import type { ResolvedConfig } from './types.ts';
 export const HIDDEN_VALUE = '[hidden]';
 /** Fields whose values are secrets: shown as HIDDEN_VALUE. */
 const SECRET_MAPS = ['env', 'headers'] as const;
+/** Tool names a tool switch may write: MCP's bound on a tool name, generously. */
+export const MAX_TOOL_NAME_CHARS = 256;
 const SERVER_FIELDS = new Set(Object.keys(userServerSchema.shape));
 /** A write that finds the file changed between reading and renaming starts again, this often. */
 const WRITE_ATTEMPTS = 5;
@@ -54,22 +57,32 @@ export function shownEntry(entry: RawEntry): RawEntry {
   const out: RawEntry = { ...entry };
   for (const key of SECRET_MAPS) {
     const map = entry[key];
-    if (map && typeof map === 'object' && !Array.isArray(map)) {
-      out[key] = Object.fromEntries(Object.keys(map).map((k) => [k, HIDDEN_VALUE]));
-    }
+    if (isMap(map)) out[key] = Object.fromEntries(Object.keys(map).map((k) => [k, HIDDEN_VALUE]));
+  }
+  const oauth = entry.oauth;
+  if (isMap(oauth) && oauth.client_secret !== undefined) {
+    out.oauth = { ...oauth, client_secret: HIDDEN_VALUE };
   }
   return out;
 }
+
+const isMap = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export class ConfigFile {
   private queue: Promise<unknown> = Promise.resolve();
   /** The text of the last write: a reload of exactly this text is this file's own change. */
   lastWritten?: string;
 
-  /** `onWritten` applies the written file at once (the watcher's reload), before the answer. */
+  /**
+   * `onWritten` applies the written file at once (the watcher's reload), before the answer;
+   * `mayCreate`: the file did not exist when the gateway started (the default place), so the
+   * first write creates it. Otherwise a file gone since is never replaced by one holding only
+   * the change (every other server and setting would go with it).
+   */
   constructor(
     readonly file: string,
-    private readonly options: { listen?: string; onWritten?: () => void } = {},
+    private readonly options: { listen?: string; onWritten?: () => void; mayCreate?: boolean } = {},
   ) {}
 
   /** The servers as the file has them now. */
@@ -86,6 +99,9 @@ export class ConfigFile {
     checkFields(entry);
     if (typeof entry.name !== 'string' || entry.name === '') {
       throw new ConfigEditError(400, 'field "name" is required: the server\'s name', 'name');
+    }
+    if (entry.name === '__proto__') {
+      throw new ConfigEditError(400, 'field "name" must not be "__proto__"', 'name');
     }
     return this.write((text, doc) => {
       if (findServer(doc, entry.name as string)) {
@@ -111,11 +127,11 @@ export class ConfigFile {
       );
     }
     return this.write((text, doc) => {
-      const found = this.mustFind(doc, name);
+      const found = this.mustFind(text, doc, name);
       let next = text;
       for (const [field, value] of Object.entries(change)) {
         if (field === 'name') continue;
-        const kept = isSecretMap(field) ? keepHidden(value, found.entry[field]) : value;
+        const kept = keptSecrets(field, value, found.entry[field]);
         next = edit(next, [...found.path, field], value === null ? undefined : kept);
       }
       return { text: next, name, before: found, base };
@@ -124,14 +140,21 @@ export class ConfigFile {
 
   remove(name: string): Promise<EditResult> {
     return this.write((text, doc) => {
-      const found = this.mustFind(doc, name);
+      const found = this.mustFind(text, doc, name);
       return { text: edit(text, found.path, undefined), name, removed: found.entry };
     });
   }
 
-  private mustFind(doc: unknown, name: string): Located {
+  private mustFind(text: string, doc: unknown, name: string): Located {
     const found = findServer(doc, name);
     if (!found) throw new ConfigEditError(404, `no server "${name}" in ${this.file}`);
+    // JSON.parse keeps the last of two equal keys, an in-place edit would change the first.
+    if (namedTwice(text, name)) {
+      throw new ConfigEditError(
+        409,
+        `${this.file} names the server "${name}" twice in "mcpServers"; remove one by hand first`,
+      );
+    }
     return found;
   }
 
@@ -141,6 +164,12 @@ export class ConfigFile {
       text = fs.readFileSync(this.file, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (!this.options.mayCreate) {
+        throw new ConfigEditError(
+          409,
+          `the config file ${this.file} is gone (moved or deleted); put it back, then try again`,
+        );
+      }
       text = '{}\n';
     }
     try {
@@ -165,7 +194,13 @@ export class ConfigFile {
         const { text, doc } = this.read();
         const planned = plan(text, doc);
         this.validate(planned.text);
-        if (!this.replace(text, planned.text) && attempt < WRITE_ATTEMPTS) continue;
+        if (!this.replace(text, planned.text)) {
+          if (attempt < WRITE_ATTEMPTS) continue;
+          throw new ConfigEditError(
+            409,
+            `${this.file} kept changing while this change was written (${WRITE_ATTEMPTS} tries); nothing was written, try again`,
+          );
+        }
         this.options.onWritten?.();
         const after = planned.removed ?? findServer(JSON.parse(planned.text), planned.name)!.entry;
         return { entry: after, revision: revisionOf(after), ...replacedBy(planned) };
@@ -199,6 +234,8 @@ export class ConfigFile {
     const mode = fs.existsSync(target) ? fs.statSync(target).mode & 0o777 : 0o600;
     fs.mkdirSync(path.dirname(target), { recursive: true });
     fs.writeFileSync(temporary, next, { mode });
+    // The umask narrowed the mode given above: the file keeps its own.
+    fs.chmodSync(temporary, mode);
     const now = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : '{}\n';
     if (now !== was) {
       fs.rmSync(temporary, { force: true });
@@ -230,14 +267,28 @@ function checkFields(change: RawEntry): void {
   }
 }
 
-const isSecretMap = (field: string) => (SECRET_MAPS as readonly string[]).includes(field);
-
-/** `value` with each HIDDEN_VALUE of a secret map replaced by the value the file has. */
-function keepHidden(value: unknown, current: unknown): unknown {
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
-  const old = current && typeof current === 'object' ? (current as Record<string, unknown>) : {};
+/**
+ * `value` of `field` with each HIDDEN_VALUE (an `env` or `headers` value, `oauth.client_secret`)
+ * replaced by the value the file has; one the file does not have is refused.
+ */
+function keptSecrets(field: string, value: unknown, current: unknown): unknown {
+  if (!isMap(value)) return value;
+  const old = isMap(current) ? current : {};
+  const secret = (key: string) =>
+    (SECRET_MAPS as readonly string[]).includes(field) ||
+    (field === 'oauth' && key === 'client_secret');
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, v === HIDDEN_VALUE && k in old ? old[k] : v]),
+    Object.entries(value).map(([key, v]) => {
+      if (v !== HIDDEN_VALUE || !secret(key)) return [key, v];
+      if (!(key in old)) {
+        throw new ConfigEditError(
+          400,
+          `field "${field}.${key}": ${HIDDEN_VALUE} stands for the saved value, and there is none for ${key}; type its value`,
+          `${field}.${key}`,
+        );
+      }
+      return [key, old[key]];
+    }),
   );
 }
 

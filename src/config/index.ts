@@ -5,6 +5,7 @@ export {
   ConfigFile,
   type EditResult,
   HIDDEN_VALUE,
+  MAX_TOOL_NAME_CHARS,
   shownEntry,
 } from './config-file.ts';
 export {

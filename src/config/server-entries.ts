@@ -4,7 +4,7 @@
  * JSON paths that change it in place, so an edit keeps the file's shape and its other keys.
  */
 import { createHash } from 'node:crypto';
-import type { JSONPath } from 'jsonc-parser';
+import { findNodeAtLocation, type JSONPath, parseTree } from 'jsonc-parser';
 
 export type RawEntry = Record<string, unknown>;
 
@@ -61,4 +61,12 @@ export function insertion(
     return { path: ['mcpServers', servers.length], value: entry, arrayInsertion: true };
   }
   return { path: ['mcpServers'], value: [entry], arrayInsertion: false };
+}
+
+/** True when the object shape of `mcpServers` in `text` has the key `name` more than once. */
+export function namedTwice(text: string, name: string): boolean {
+  const tree = parseTree(text);
+  const servers = tree && findNodeAtLocation(tree, ['mcpServers']);
+  if (servers?.type !== 'object') return false;
+  return (servers.children ?? []).filter((p) => p.children?.[0]?.value === name).length > 1;
 }

@@ -10,6 +10,7 @@ import {
   ConfigEditError,
   type ConfigFile,
   type EditResult,
+  MAX_TOOL_NAME_CHARS,
   type RawEntry,
   shownEntry,
 } from '../config/index.ts';
@@ -185,6 +186,13 @@ export function serverRoutes(runtime: Runtime, configFile?: ConfigFile): Hono<Ga
       writing(c, async (file) => {
         const name = c.req.param('name') ?? '';
         const tool = c.req.param('tool') ?? '';
+        if (tool.length > MAX_TOOL_NAME_CHARS) {
+          throw new ConfigEditError(
+            400,
+            `the tool name is longer than ${MAX_TOOL_NAME_CHARS} characters`,
+            'tool',
+          );
+        }
         const listed = file.server(name)?.entry.disabled_tools;
         const current = Array.isArray(listed) ? listed.filter((t) => typeof t === 'string') : [];
         const others = current.filter((t) => t !== tool);

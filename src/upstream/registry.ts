@@ -99,7 +99,8 @@ export class UpstreamRegistry extends EventEmitter {
     entry.connection.onClose = (reason) => this.onDropped(entry, reason);
     entry.connection.onToolsChanged = () => this.emit('tools', config.name);
     entry.connection.onLog = (message) => this.emit('log', config.name, message);
-    entry.connection.onStderr = (line) => journal.stderr(line);
+    entry.connection.onStderr = (line) =>
+      this.logger.debug(`${config.name} stderr: ${journal.stderr(line)}`);
     if (auth) {
       auth.onNeedsSignIn = (reason) => this.needsSignIn(entry, reason);
       auth.onSignedIn = () => this.signedIn(entry);
@@ -370,7 +371,7 @@ export class UpstreamRegistry extends EventEmitter {
     if (!listed) {
       const hint = didYouMean(
         tool,
-        tools.map((t) => t.name),
+        this.tools(server).map((t) => t.name),
       );
       return {
         ok: false,

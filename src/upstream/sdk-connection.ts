@@ -120,11 +120,7 @@ export class SdkConnection implements UpstreamConnection {
         cwd: s.cwd,
       },
       sdk,
-      (stream) =>
-        this.stderr.attach(stream, (line) => {
-          this.logger.debug(`stderr: ${line}`);
-          this.onStderr?.(line);
-        }),
+      (stream) => this.stderr.attach(stream, (line) => this.onStderr?.(line)),
       this.maxMessageBytes,
       this.schedule,
     );

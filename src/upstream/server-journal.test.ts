@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ServerConfig } from '../config/index.ts';
 import { MASK, ServerJournal, STDERR_LINES } from './server-journal.ts';
 
-const config = (env: Record<string, string>) => ({ name: 's', env }) as unknown as ServerConfig;
+const config = (env: Record<string, string>, extra: Partial<ServerConfig> = {}) =>
+  ({ name: 's', env, args: [], headers: {}, ...extra }) as ServerConfig;
 
 describe('ServerJournal', () => {
   it('masks the values of the environment in stderr lines and event details', () => {
@@ -14,6 +15,26 @@ describe('ServerJournal', () => {
       event: 'failed',
       detail: `exited: token ${MASK}`,
     });
+  });
+
+  it('masks a rotated secret still printed by the old process, header values and args from the environment', () => {
+    process.env.CODEMUX_TEST_TOKEN = 'tok-from-env-123';
+    const journal = new ServerJournal(
+      config(
+        { KEY: 'old-secret-1' },
+        { args: ['--token', 'tok-from-env-123'], headers: { A: 'hdr-val' } },
+      ),
+    );
+    journal.configure(config({ KEY: 'new-secret-2' }));
+    journal.stderr('bye old-secret-1 new-secret-2 tok-from-env-123 hdr-val');
+    expect(journal.stderrLines()).toEqual([`bye ${MASK} ${MASK} ${MASK} ${MASK}`]);
+    delete process.env.CODEMUX_TEST_TOKEN;
+  });
+
+  it('masks a secret before a long line is cut', () => {
+    const journal = new ServerJournal(config({ KEY: 'the-secret-value' }));
+    journal.stderr(`${'x'.repeat(1990)}the-secret-value`);
+    expect(journal.stderrLines()[0]).not.toContain('the-sec');
   });
 
   it('keeps the last 200 lines', () => {

@@ -23,12 +23,25 @@ export interface JournalEvent {
   detail?: string;
 }
 
-/** The values of `env` that must never be shown, longest first (so a longer one is masked whole). */
-export function secretValues(env: Record<string, string>): string[] {
-  return Object.entries(env)
+/**
+ * The values a server's output must never show: its `env` and `headers` values, its OAuth
+ * client secret, and the values of secret-looking variables of codemux's own environment that
+ * its `args` or `url` hold (a `${GITHUB_TOKEN}` expanded there).
+ */
+export function secretValues(
+  config: ServerConfig,
+  environment: NodeJS.ProcessEnv = process.env,
+): string[] {
+  const named = { ...config.env, ...config.headers };
+  const places = [...config.args, config.url ?? ''].join('\n');
+  for (const [key, value] of Object.entries(environment)) {
+    if (value && SECRET_KEY.test(key) && places.includes(value)) named[key] = value;
+  }
+  const values = Object.entries(named)
     .filter(([key, value]) => value.length >= MIN_MASKED_CHARS || (value && SECRET_KEY.test(key)))
-    .map(([, value]) => value)
-    .sort((a, b) => b.length - a.length);
+    .map(([, value]) => value);
+  if (config.oauth?.clientSecret) values.push(config.oauth.clientSecret);
+  return values;
 }
 
 /** `text` with every one of `secrets` replaced by the mask. */
@@ -41,7 +54,9 @@ export function maskSecrets(text: string, secrets: readonly string[]): string {
 export class ServerJournal {
   private readonly events: JournalEvent[] = [];
   private readonly lines: string[] = [];
-  private secrets: string[] = [];
+  /** Every secret of every config the server had: an old process may still print an old one. */
+  private readonly secrets = new Set<string>();
+  private ordered: string[] = [];
 
   constructor(config: ServerConfig) {
     this.configure(config);
@@ -49,7 +64,9 @@ export class ServerJournal {
 
   /** The config whose environment values are masked from now on. */
   configure(config: ServerConfig): this {
-    this.secrets = secretValues(config.env);
+    for (const secret of secretValues(config)) this.secrets.add(secret);
+    // Longest first, so a secret that contains another is masked whole.
+    this.ordered = [...this.secrets].sort((a, b) => b.length - a.length);
     return this;
   }
 
@@ -62,16 +79,19 @@ export class ServerJournal {
     if (this.events.length > JOURNAL_EVENTS) this.events.shift();
   }
 
-  stderr(line: string): void {
+  /** Keeps `line`, masked (before it is cut, so no part of a secret stays); answers it so. */
+  stderr(line: string): string {
+    const masked = this.mask(line);
     const cut =
-      line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…[cut]` : line;
-    this.lines.push(this.mask(cut));
+      masked.length > STDERR_LINE_CHARS ? `${masked.slice(0, STDERR_LINE_CHARS)}…[cut]` : masked;
+    this.lines.push(cut);
     if (this.lines.length > STDERR_LINES) this.lines.shift();
+    return cut;
   }
 
   /** Text that may hold the server's environment values, masked. */
   mask(text: string): string {
-    return maskSecrets(text, this.secrets);
+    return maskSecrets(text, this.ordered);
   }
 
   history(): JournalEvent[] {

@@ -47,7 +47,11 @@ function typeOf(entry: Entry): string {
 
 const field = (id: string) => byId<HTMLInputElement | HTMLTextAreaElement>(id);
 
-/** The entry's fields from the form: every field it shows, `null` for one left empty (removed). */
+/**
+ * The entry's fields from the form, `null` for one emptied (removed). A new server gets what
+ * was filled in; an edit sends only what differs from the entry as read, so a hand edit of a
+ * field the person did not touch is never overwritten with the value the page read.
+ */
 function fieldsOfForm(original: Entry | undefined): Entry {
   const type = byId<HTMLSelectElement>('sf-type').value;
   const text = (id: string) => field(id).value.trim();
@@ -63,12 +67,18 @@ function fieldsOfForm(original: Entry | undefined): Entry {
     env: orNull(env, !stdio || Object.keys(env).length === 0),
     url: orNull(text('sf-url'), stdio || text('sf-url') === ''),
     headers: orNull(headers, stdio || Object.keys(headers).length === 0),
-    // The type is implied by command / url, but for sse (or when the file already names it).
-    protocol: type === 'sse' || original?.protocol !== undefined ? type : null,
-    ...(original?.type !== undefined ? { type: null } : {}),
   };
-  // A new server gets only what was filled in.
-  if (!original) for (const key of Object.keys(out)) if (out[key] === null) delete out[key];
+  // The type is implied by command / url, but for sse; an edit that changes it names it.
+  if (original ? type !== typeOf(original) : type === 'sse') {
+    out.protocol = type;
+    if (original?.type !== undefined) out.type = null;
+  }
+  for (const key of Object.keys(out)) {
+    const same = original
+      ? JSON.stringify(out[key] ?? null) === JSON.stringify(original[key] ?? null)
+      : out[key] === null;
+    if (same) delete out[key];
+  }
   return out;
 }
 
