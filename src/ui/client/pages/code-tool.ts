@@ -247,7 +247,7 @@ export async function codeToolPage(main: HTMLElement): Promise<void> {
           ),
           h(
             'td',
-            {},
+            { class: 'actions' },
             h(
               'button',
               {

@@ -58,7 +58,7 @@ export async function tokensPage(): Promise<void> {
           h('td', {}, when(t.last_used_at)),
           h(
             'td',
-            {},
+            { class: 'actions' },
             h(
               'button',
               {
