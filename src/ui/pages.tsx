@@ -194,7 +194,7 @@ export function PlaygroundBody() {
         </span>
         <div class="editor" id="code-editor" data-label="Code" />
         <label for="input">Input</label>
-        <textarea id="input" name="input" rows={4} spellcheck={false}>
+        <textarea id="input" name="input" class="mono" rows={4} spellcheck={false}>
           {'{}'}
         </textarea>
         <div class="row">
