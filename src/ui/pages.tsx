@@ -92,6 +92,7 @@ export function CodeToolBody({ name }: { name: string }) {
         </div>
         <div class="actions">
           <button type="submit">Save</button>
+          <span role="status" id="save-status" class="inline-status" />
         </div>
       </form>
 
