@@ -17,8 +17,17 @@ export function SignInBody({ error }: { error?: string }) {
         <button type="submit">Sign in</button>
       </form>
       <p class="hint">
-        The admin API key is in the config's <code>api_key</code>, or in <code>data/api_key</code>{' '}
-        next to it.
+        The admin API key is in the config's <code>api_key</code>, or in{' '}
+        <code id="api-key-path">data/api_key</code> next to it.{' '}
+        <button
+          type="button"
+          class="secondary copy"
+          data-copy="api-key-path"
+          aria-label="Copy key file path"
+          hidden
+        >
+          Copy
+        </button>
       </p>
     </section>
   );
