@@ -364,7 +364,9 @@ describe('code tools', () => {
     await page.getByLabel('Memory limit (MB)').fill('64');
     await see(page.getByLabel('Enabled')).toBeChecked();
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await see(page.getByRole('status')).toContainText('Saved version 1');
+    await see(page.getByRole('form', { name: 'Configure' }).getByRole('status')).toContainText(
+      'Saved version 1',
+    );
     const saved = (await gw.rest('GET', '/api/v1/code-tools/format_currency')).json.value;
     expect([saved.code, saved.timeout_ms, saved.memory_limit_mb, saved.enabled]).toEqual([
       FORMAT_CURRENCY,
@@ -428,9 +430,12 @@ describe('code tools', () => {
 
     await typeCode("'changed'");
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await see(page.getByRole('status')).toContainText('Saved version 2');
+    const configure = page.getByRole('form', { name: 'Configure' });
+    await see(configure.getByRole('status')).toContainText('Saved version 2');
     await page.getByRole('button', { name: 'Restore version 1' }).click();
-    await see(page.getByRole('status')).toContainText('Restored version 1');
+    // The page's status line, below the form: Save's own status no longer claims version 2.
+    await see(page.getByRole('status').filter({ hasText: 'Restored version 1' })).toBeVisible();
+    await see(configure.getByRole('status')).toHaveText('');
     expect((await gw.rest('GET', '/api/v1/code-tools/format_currency')).json.value.code).toBe(
       FORMAT_CURRENCY,
     );

@@ -17,8 +17,17 @@ export function SignInBody({ error }: { error?: string }) {
         <button type="submit">Sign in</button>
       </form>
       <p class="hint">
-        The admin API key is in the config's <code>api_key</code>, or in <code>data/api_key</code>{' '}
-        next to it.
+        The admin API key is in the config's <code>api_key</code>, or in{' '}
+        <code id="api-key-path">data/api_key</code> next to it.{' '}
+        <button
+          type="button"
+          class="secondary copy"
+          data-copy="api-key-path"
+          aria-label="Copy key file path"
+          hidden
+        >
+          Copy
+        </button>
       </p>
     </section>
   );
@@ -92,6 +101,7 @@ export function CodeToolBody({ name }: { name: string }) {
         </div>
         <div class="actions">
           <button type="submit">Save</button>
+          <span role="status" id="save-status" class="inline-status" />
         </div>
       </form>
 
@@ -194,7 +204,7 @@ export function PlaygroundBody() {
         </span>
         <div class="editor" id="code-editor" data-label="Code" />
         <label for="input">Input</label>
-        <textarea id="input" name="input" rows={4} spellcheck={false}>
+        <textarea id="input" name="input" class="mono" rows={4} spellcheck={false}>
           {'{}'}
         </textarea>
         <div class="row">

@@ -27,7 +27,7 @@ export function ScriptBody({ name }: { name: string }) {
       <div class="editor" id="source-editor" data-label="Source" />
       <form id="run-form" aria-label="Run" class="stack">
         <label for="input">Input</label>
-        <textarea id="input" name="input" rows={4} spellcheck={false}>
+        <textarea id="input" name="input" class="mono" rows={4} spellcheck={false}>
           {'{}'}
         </textarea>
         <div class="actions">

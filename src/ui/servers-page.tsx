@@ -17,12 +17,13 @@ function ServerFormDialog() {
           <label for="sf-command">Command</label>
           <input id="sf-command" name="command" placeholder="npx" />
           <label for="sf-args">Arguments</label>
-          <textarea id="sf-args" name="args" rows={3} placeholder="one per line" />
+          <textarea id="sf-args" name="args" class="mono" rows={3} placeholder="one per line" />
           <label for="sf-cwd">Working directory</label>
           <input id="sf-cwd" name="cwd" placeholder="empty: the config file's directory" />
           <label for="sf-env">Environment</label>
           <textarea
             id="sf-env"
+            class="mono"
             name="env"
             rows={3}
             placeholder="KEY=value, one per line; [hidden] keeps the saved value"
@@ -34,6 +35,7 @@ function ServerFormDialog() {
           <label for="sf-headers">Headers</label>
           <textarea
             id="sf-headers"
+            class="mono"
             name="headers"
             rows={2}
             placeholder="Name: value, one per line; [hidden] keeps the saved value"

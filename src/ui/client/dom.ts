@@ -44,9 +44,9 @@ export function fillRows(body: HTMLElement, rows: HTMLTableRowElement[], empty: 
   );
 }
 
-/** The page's polite status line; errors in the error colour. */
-export function say(message: string, error = false): void {
-  const status = byId('status');
+/** The page's polite status line (or the status element `id`); errors in the error colour. */
+export function say(message: string, error = false, id = 'status'): void {
+  const status = byId(id);
   status.textContent = message;
   status.classList.toggle('error', error);
 }

@@ -1,4 +1,5 @@
 /** @module The dashboard's client entry: runs the module of the page the server rendered (<main data-page>). */
+import { wireCopyButtons } from './copy.ts';
 import { say } from './dom.ts';
 import { activityPage, activityRecordPage } from './pages/activity.ts';
 import { approvalsPage } from './pages/approvals.ts';
@@ -28,6 +29,7 @@ const PAGES: Record<string, (main: HTMLElement) => void | Promise<void>> = {
   script: scriptPage,
 };
 
+wireCopyButtons(document);
 const main = document.getElementById('main');
 const run = main ? PAGES[main.dataset.page ?? ''] : undefined;
 if (main && run) {

@@ -69,7 +69,13 @@ function control(id: string, kind: Kind, schema: Schema, required: boolean): Fie
         ),
       );
     default:
-      return h('textarea', { ...common, rows: 3, spellcheck: false, placeholder: 'JSON' });
+      return h('textarea', {
+        ...common,
+        class: 'mono',
+        rows: 3,
+        spellcheck: false,
+        placeholder: 'JSON',
+      });
   }
 }
 
@@ -80,7 +86,7 @@ export function schemaForm(schema: Schema, prefix: string): SchemaForm {
   const names = Object.keys(properties);
   if (names.length === 0) {
     const id = `${prefix}-json`;
-    const area = h('textarea', { id, rows: 4, spellcheck: false });
+    const area = h('textarea', { id, class: 'mono', rows: 4, spellcheck: false });
     area.value = '{}';
     return {
       fields: [h('div', {}, h('label', { for: id }, 'Arguments (JSON)'), area)],

@@ -73,8 +73,13 @@ export async function codeToolPage(main: HTMLElement): Promise<void> {
     await loadVersions();
   };
 
+  // Save's outcome shows beside the button, where the eye is; an edit makes it stale.
+  const saveSays = (message: string, error = false) => say(message, error, 'save-status');
+  form.addEventListener('input', () => saveSays(''));
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
+    say('');
+    saveSays('Saving…');
     const answer = await api('PUT', base, {
       description: field<HTMLTextAreaElement>('tool-description').value,
       code: editor?.get() ?? '',
@@ -86,8 +91,8 @@ export async function codeToolPage(main: HTMLElement): Promise<void> {
         .map((s) => s.trim())
         .filter(Boolean),
     });
-    if (!answer.json.ok) return say(errorText(answer), true);
-    say(`Saved version ${answer.json.value.version}.`);
+    if (!answer.json.ok) return saveSays(errorText(answer), true);
+    saveSays(`Saved version ${answer.json.value.version}.`);
     await load();
   });
 
@@ -247,7 +252,7 @@ export async function codeToolPage(main: HTMLElement): Promise<void> {
           ),
           h(
             'td',
-            {},
+            { class: 'actions' },
             h(
               'button',
               {
@@ -257,6 +262,7 @@ export async function codeToolPage(main: HTMLElement): Promise<void> {
                 onclick: async () => {
                   const restored = await api('POST', `${base}/versions/${v.version}/restore`);
                   if (!restored.json.ok) return say(errorText(restored), true);
+                  saveSays('');
                   say(
                     `Restored version ${v.version} (saved as version ${restored.json.value.version}).`,
                   );

@@ -1,5 +1,6 @@
 /** @module Tokens: create (the secret shown once), list, revoke, through /api/v1/tokens. */
 import { api, errorText, seg } from '../api.ts';
+import { copyButton } from '../copy.ts';
 import { byId, fillRows, h, say, when } from '../dom.ts';
 
 interface TokenRow {
@@ -58,7 +59,7 @@ export async function tokensPage(): Promise<void> {
           h('td', {}, when(t.last_used_at)),
           h(
             'td',
-            {},
+            { class: 'actions' },
             h(
               'button',
               {
@@ -98,17 +99,18 @@ export async function tokensPage(): Promise<void> {
       secret.replaceChildren(h('p', { class: 'error' }, errorText(answer)));
       return;
     }
+    const value = h(
+      'pre',
+      { class: 'output secret', tabindex: 0, 'aria-label': 'Token secret' },
+      answer.json.value.token,
+    );
     secret.replaceChildren(
       h(
         'p',
         {},
         `Token ${answer.json.value.name} created. Copy its secret now: it is not shown again.`,
       ),
-      h(
-        'pre',
-        { class: 'output secret', tabindex: 0, 'aria-label': 'Token secret' },
-        answer.json.value.token,
-      ),
+      h('div', { class: 'copyable' }, value, copyButton(value, 'Copy token')),
     );
     form.reset();
     await load();
