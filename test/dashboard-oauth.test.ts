@@ -107,7 +107,7 @@ it('shows the protected server as needs_auth with a "Sign in" button; a stdio se
   await expect.poll(text(stateCell('secured')), POLL).toContain('needs_auth');
   expect(await serverRow('secured').getByRole('button', { name: 'Sign in' }).count()).toBe(1);
   expect(await text(stateCell('fixture'))()).toContain('ready');
-  expect(await serverRow('fixture').getByRole('button').count()).toBe(0);
+  expect(await serverRow('fixture').getByRole('button', { name: 'Sign in' }).count()).toBe(0);
   await shot();
 }, 60_000);
 
