@@ -234,6 +234,11 @@ describe('servers managed over REST, written to the config file', () => {
     const refused = await g.rest('POST', '/api/v1/servers/fx/disable');
     expect(refused.status).toBe(409);
     expect(refused.json.error.message).toContain('is not valid JSON now');
+    // The server is still shown, without its entry, saying why.
+    const shown = await g.rest('GET', '/api/v1/servers/fx');
+    expect(shown.status).toBe(200);
+    expect(shown.json.value).toMatchObject({ entry: null, revision: null });
+    expect(shown.json.value.file_error).toContain('is not valid JSON now');
     expect(fs.readFileSync(g.configFile, 'utf8')).toBe(broken);
     fs.writeFileSync(g.configFile, good);
   });

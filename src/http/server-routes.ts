@@ -116,7 +116,15 @@ export function serverRoutes(runtime: Runtime, configFile?: ConfigFile): Hono<Ga
     const name = c.req.param('name') ?? '';
     const status = runtime.registry.status().find((s) => s.name === name);
     if (!status) return unknown(c, name);
-    const located = configFile?.server(name);
+    // The file may be mid-edit (not JSON) or gone: the server is still shown, without its entry.
+    let located: ReturnType<ConfigFile['server']>;
+    let fileError: string | undefined;
+    try {
+      located = configFile?.server(name);
+    } catch (error) {
+      if (!(error instanceof ConfigEditError)) throw error;
+      fileError = error.message;
+    }
     const journal = runtime.registry.journal(name);
     return c.json({
       ok: true,
@@ -124,6 +132,7 @@ export function serverRoutes(runtime: Runtime, configFile?: ConfigFile): Hono<Ga
         server: status,
         entry: located ? shownEntry(located.entry) : null,
         revision: located?.revision ?? null,
+        ...(fileError ? { file_error: fileError } : {}),
         disabled_tools: runtime.registry.server(name)?.disabledTools ?? [],
         history: journal?.history ?? [],
       },

@@ -16,6 +16,7 @@ interface Detail {
   server: { name: string; state: string; protocol: string; tools: number; last_error?: string };
   entry: Entry | null;
   revision: string | null;
+  file_error?: string;
   disabled_tools: string[];
   history: Array<{ at: string; event: string; detail?: string }>;
 }
@@ -76,6 +77,7 @@ export async function showServerDetail(name: string, reload: Reload): Promise<De
     'Nothing yet.',
   );
   await showStderr(name);
+  if (detail.file_error) say(`Edit is unavailable: ${detail.file_error}`, true);
   return detail;
 }
 
