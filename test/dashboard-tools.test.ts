@@ -26,6 +26,8 @@ const TOOLS = [
         urgent: { type: 'boolean' },
         color: { enum: ['yellow', 'pink'] },
         tags: { type: 'array', items: { type: 'string' } },
+        pinned: { type: 'boolean', default: true },
+        note: { anyOf: [{ type: 'string' }, { type: 'null' }] },
       },
       required: ['title'],
     },
@@ -195,16 +197,19 @@ describe('the Tools pages', () => {
   it('tries a tool with values from its form and shows the result', async () => {
     await page.getByLabel('title', { exact: true }).fill('Groceries');
     await page.getByLabel('priority', { exact: true }).fill('3');
-    await page.getByLabel('urgent', { exact: true }).check();
+    await page.getByLabel('urgent', { exact: true }).selectOption({ label: 'true' });
     await page.getByLabel('color', { exact: true }).selectOption({ label: 'pink' });
     await page.getByLabel('tags', { exact: true }).fill('["home"]');
+    // An optional boolean can be sent false (its default is true); an Optional[str] is text.
+    await page.getByLabel('pinned', { exact: true }).selectOption({ label: 'false' });
+    await page.getByLabel('note', { exact: true }).fill('milk');
     await page.getByRole('button', { name: 'Try' }).click();
     await see(result()).toContainText('create_note:{');
     const shown = await text(result())();
     expect(shown).toContain('Result');
     await shot('-try');
     expect(shown).toContain(
-      String.raw`create_note:{\"title\":\"Groceries\",\"priority\":3,\"urgent\":true,\"color\":\"pink\",\"tags\":[\"home\"]}`,
+      String.raw`create_note:{\"title\":\"Groceries\",\"priority\":3,\"urgent\":true,\"color\":\"pink\",\"tags\":[\"home\"],\"pinned\":false,\"note\":\"milk\"}`,
     );
   });
 
@@ -229,6 +234,8 @@ describe('the Tools pages', () => {
     await page.getByLabel('path', { exact: true }).fill('/srv/site');
     await page.getByRole('button', { name: 'Try' }).click();
     await see(result()).toContainText('Waiting for approval…');
+    // Try is off while its call waits: a second click cannot ask twice.
+    expect(await page.getByRole('button', { name: 'Try' }).isDisabled()).toBe(true);
     await shot('-waiting');
     expect(await result().getByRole('link', { name: 'Approvals' }).getAttribute('href')).toBe(
       '/ui/approvals',
@@ -246,6 +253,8 @@ describe('the Tools pages', () => {
     });
     expect(decided.status).toBe(200);
     await see(result()).toContainText(String.raw`publish:{\"path\":\"/srv/site\"}`);
+    const asked = (await gw.rest('GET', '/api/v1/approvals')).json.items as { tool: string }[];
+    expect(asked.filter((a) => a.tool === 'publish')).toHaveLength(1);
     expect(await text(result())()).not.toContain('Waiting');
   });
 });

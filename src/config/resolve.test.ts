@@ -108,6 +108,16 @@ describe('resolveConfig', () => {
     [{ mcpServers: [{ name: 'a' }] }, 'mcpServers[0]', 'needs "command"'],
     [{ mcpServers: [{ name: 'a', protocol: 'http' }] }, 'mcpServers[0].url', 'required'],
     [
+      { mcpServers: [{ name: 'a', url: 'javascript:alert(1)' }] },
+      'mcpServers[0].url',
+      'http(s) URL',
+    ],
+    [
+      { mcpServers: [{ name: 'a', url: 'file:///etc/passwd' }] },
+      'mcpServers[0].url',
+      'http(s) URL',
+    ],
+    [
       { mcpServers: [{ name: 'a', protocol: 'grpc', command: 'x' }] },
       'mcpServers[0].protocol',
       '"stdio"',

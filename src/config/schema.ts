@@ -85,7 +85,7 @@ export const userServerSchema = z.object({
     .optional(),
   env: stringMap.optional(),
   cwd: z.string({ error: 'must be a string' }).optional(),
-  url: z.url({ error: 'must be an http(s) URL' }).optional(),
+  url: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
   headers: stringMap.optional(),
   oauth: z
     .object(

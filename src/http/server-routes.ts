@@ -38,12 +38,13 @@ const CODES: Record<Status, string> = {
   409: 'CONFLICT',
 };
 
-/** The switches a server has: the config field each sets, and to what. */
+/** The switches a server has: the config field each sets, and to what (`null`: removed). */
 const SWITCHES: Record<string, RawEntry> = {
-  enable: { enabled: true },
+  // Back to a default, the key goes: the file does not fill up with defaults.
+  enable: { enabled: null },
   disable: { enabled: false },
   quarantine: { quarantined: true },
-  unquarantine: { quarantined: false },
+  unquarantine: { quarantined: null },
 };
 
 async function adminOnly(c: Ctx, next: Next) {

@@ -74,6 +74,25 @@ export function toolRoutes(runtime: Runtime): Hono<GatewayEnv> {
     if (!described.ok) {
       if (described.error.code === 'catalog_unavailable')
         return failure(c, 503, 'CATALOG_UNAVAILABLE', described.error.message);
+      // A tool hidden on purpose is said so, not guessed at.
+      const config = runtime.registry.server(server);
+      const hidden = !config
+        ? undefined
+        : !config.enabled
+          ? `server "${server}" is disabled in the config`
+          : config.quarantined
+            ? `server "${server}" is quarantined`
+            : config.disabledTools.includes(tool)
+              ? `${server}.${tool} is disabled (it is in the "disabled_tools" of server "${server}")`
+              : undefined;
+      if (hidden) {
+        return failure(
+          c,
+          404,
+          'NOT_FOUND',
+          `no tool "${server}.${tool}": ${hidden}; see /ui/servers/${server}`,
+        );
+      }
       const known = runtime.catalog.find('', every, Number.MAX_SAFE_INTEGER);
       const hint = didYouMean(
         `${server}.${tool}`,

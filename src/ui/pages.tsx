@@ -265,8 +265,8 @@ export function ActivityBody() {
         <TextFilter name="server" label="Server" />
         <TextFilter name="tool" label="Tool" />
         <TextFilter name="caller" label="Caller" hint="admin or token:name" />
-        <TextFilter name="since" label="Since" hint="2026-12-01T10:00Z" />
-        <TextFilter name="until" label="Until" hint="2026-12-02" />
+        <TextFilter name="since" label="Since" hint="local: 2026-12-01T10:00" />
+        <TextFilter name="until" label="Until" hint="2026-12-02 (or …Z for UTC)" />
         <TextFilter name="search" label="Search" hint="text in code or arguments" />
         <div class="actions">
           <button type="submit">Filter</button>

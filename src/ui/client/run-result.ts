@@ -3,7 +3,7 @@
  * a tool's Try): the value or the error, the logs, the tool calls as a timeline, the record.
  */
 import type { ApiAnswer } from './api.ts';
-import { h } from './dom.ts';
+import { h, say } from './dom.ts';
 import { outputBlock } from './output.ts';
 
 interface ToolCall {
@@ -42,7 +42,7 @@ function timeline(calls: ToolCall[]): HTMLElement {
         h(
           'span',
           { class: `dur ${call.ok ? '' : 'error'}` },
-          `${call.duration_ms} ms${call.ok ? '' : ` ${call.code ?? 'failed'}`}`,
+          `${ms(call.duration_ms)}${call.ok ? '' : ` ${call.code ?? 'failed'}`}`,
         ),
       );
     }),
@@ -105,4 +105,31 @@ export function parseJsonField(
   } catch (error) {
     return { ok: false, message: `${label} is not valid JSON: ${(error as Error).message}` };
   }
+}
+
+/**
+ * Runs `work` on `form`'s submit, once at a time (its submit button is disabled meanwhile, so a
+ * double click cannot send a call twice); a request that fails (the network) is said in
+ * `result` and the status line instead of leaving "Running…".
+ */
+export function onSubmitOnce(
+  form: HTMLFormElement,
+  result: HTMLElement,
+  work: () => Promise<void>,
+): void {
+  const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (button?.disabled) return;
+    button?.setAttribute('disabled', '');
+    try {
+      await work();
+    } catch (error) {
+      const message = `The request failed: ${(error as Error).message}`;
+      result.replaceChildren(h('p', { class: 'error' }, message));
+      say(message, true);
+    } finally {
+      button?.removeAttribute('disabled');
+    }
+  });
 }

@@ -24,6 +24,20 @@ function typeOf(schema: Schema): unknown {
   return Array.isArray(type) ? type.find((t) => t !== 'null') : type;
 }
 
+/**
+ * The schema a field is built from: an `anyOf`/`oneOf` with one branch besides `null` (an
+ * optional value, as Pydantic writes `Optional[str]`) is that branch, its description kept.
+ */
+function effective(schema: Schema): Schema {
+  if (schema.type !== undefined || schema.enum !== undefined) return schema;
+  const union = Array.isArray(schema.anyOf) ? schema.anyOf : schema.oneOf;
+  if (!Array.isArray(union)) return schema;
+  const branches = union.filter((b): b is Schema => isObject(b) && b.type !== 'null');
+  const [branch] = branches;
+  if (!branch || branches.length !== 1) return schema;
+  return { ...branch, description: schema.description ?? branch.description };
+}
+
 function kindOf(schema: Schema): Kind {
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return 'enum';
   const type = typeOf(schema);
@@ -63,7 +77,15 @@ function control(id: string, kind: Kind, schema: Schema, required: boolean): Fie
       return h(
         'select',
         common,
-        h('option', { value: '' }, required ? 'choose one' : '(not set)'),
+        h(
+          'option',
+          { value: '' },
+          required
+            ? 'choose one'
+            : schema.default === undefined
+              ? '(not set)'
+              : `(not set: ${JSON.stringify(schema.default)})`,
+        ),
         ...(schema.enum as unknown[]).map((v, i) =>
           h('option', { value: String(i) }, typeof v === 'string' ? v : JSON.stringify(v)),
         ),
@@ -105,9 +127,14 @@ export function schemaForm(schema: Schema, prefix: string): SchemaForm {
     };
   }
   const fields: Field[] = names.map((name, i) => {
-    const schemaOf = isObject(properties[name]) ? properties[name] : {};
-    const kind = kindOf(schemaOf);
+    const own = properties[name];
+    let schemaOf = effective(isObject(own) ? own : {});
     const isRequired = required.has(name);
+    // An optional boolean has three states (not sent, true, false): a checkbox has two, and
+    // unchecked could not send false to a tool whose default is true.
+    if (kindOf(schemaOf) === 'boolean' && !isRequired)
+      schemaOf = { ...schemaOf, enum: [true, false] };
+    const kind = kindOf(schemaOf);
     return {
       name,
       kind,
@@ -117,7 +144,8 @@ export function schemaForm(schema: Schema, prefix: string): SchemaForm {
     };
   });
   const elements = fields.map((f, i) => {
-    const schemaOf = properties[f.name] as Schema;
+    const own = properties[f.name];
+    const schemaOf = effective(isObject(own) ? own : {});
     const description = typeof schemaOf?.description === 'string' ? schemaOf.description : '';
     const hint = [KIND_WORDS[f.kind], f.required ? 'required' : '', description]
       .filter(Boolean)
@@ -136,9 +164,8 @@ function readFields(fields: Field[]): ReadArgs {
   for (const f of fields) {
     const raw = f.control.value;
     if (f.kind === 'boolean') {
-      // Unchecked is false when the argument is required, left out when it is optional.
-      const checked = (f.control as HTMLInputElement).checked;
-      if (checked || f.required) args[f.name] = checked;
+      // Only a required boolean is a checkbox (an optional one is a select: not set, true, false).
+      args[f.name] = (f.control as HTMLInputElement).checked;
       continue;
     }
     if (raw === '') continue;

@@ -77,6 +77,16 @@ function liveMatch(r: ActivityRecord, f: URLSearchParams): boolean {
   return !f.get('since') && !f.get('until') && !f.get('search');
 }
 
+/**
+ * A Since / Until as the person means it: without a zone (`2026-12-04T20:00`, `2026-12-04`) it
+ * is their local time, as the list shows times; with one (`Z`, `+01:00`) it stays as written.
+ */
+function instant(value: string): string {
+  if (/(Z|[+-]\d\d:?\d\d)$/i.test(value)) return value;
+  const local = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00` : value);
+  return Number.isNaN(local.getTime()) ? value : local.toISOString();
+}
+
 export async function activityPage(): Promise<void> {
   const rows = byId('rows');
   const form = byId<HTMLFormElement>('filters');
@@ -104,7 +114,11 @@ export async function activityPage(): Promise<void> {
   const sayTotal = () => say(`${total} ${total === 1 ? 'record' : 'records'}.`);
   const showPages = (shown: number) => {
     byId('page-info').textContent =
-      shown === 0 ? '' : `${offset + 1}-${offset + shown} of ${total}`;
+      shown > 0
+        ? `${offset + 1}-${offset + shown} of ${total}`
+        : offset > 0 && total > 0
+          ? `past the last record (${total}): use Previous`
+          : '';
     previous.disabled = offset === 0;
     next.disabled = offset + shown >= total;
   };
@@ -114,6 +128,10 @@ export async function activityPage(): Promise<void> {
     if (offset > 0) shared.set('offset', String(offset));
     history.replaceState(null, '', `${location.pathname}${shared.size ? `?${shared}` : ''}`);
     const query = new URLSearchParams(f);
+    for (const key of ['since', 'until']) {
+      const value = f.get(key);
+      if (value) query.set(key, instant(value));
+    }
     query.set('limit', String(PAGE_SIZE));
     query.set('offset', String(offset));
     const answer = await api('GET', `/activity?${query}`);

@@ -5,12 +5,16 @@
 import { api, errorText, seg } from '../api.ts';
 import { byId, h, say } from '../dom.ts';
 import { codeEditor } from '../editor.ts';
-import { parseJsonField, showRun } from '../run-result.ts';
+import { onSubmitOnce, parseJsonField, showRun } from '../run-result.ts';
 
 export async function scriptPage(main: HTMLElement): Promise<void> {
   const name = main.dataset.name ?? '';
   const answer = await api('GET', `/code/scripts/${seg(name)}`);
-  if (!answer.json.success) return say(errorText(answer), true);
+  if (!answer.json.success) {
+    // Nothing to run: the form goes, the reason stays.
+    byId('run-form').hidden = true;
+    return say(errorText(answer), true);
+  }
   const script = answer.json.data as { language: string; path: string; source: string };
   byId('script-file').textContent = `${script.path} (${script.language})`;
   codeEditor(byId('source-editor'), script.source, {
@@ -18,8 +22,7 @@ export async function scriptPage(main: HTMLElement): Promise<void> {
     readOnly: true,
   });
   const result = byId('result');
-  byId<HTMLFormElement>('run-form').addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmitOnce(byId<HTMLFormElement>('run-form'), result, async () => {
     const input = parseJsonField('Input', byId<HTMLTextAreaElement>('input').value);
     if (!input.ok) {
       result.replaceChildren(h('p', { class: 'error' }, input.message));
@@ -33,5 +36,7 @@ export async function scriptPage(main: HTMLElement): Promise<void> {
       { 'x-codemux-surface': 'ui' },
     );
     showRun(result, run);
+    const ok = run.json.ok === true;
+    say(ok ? `${name} ran` : `${name} failed`, !ok);
   });
 }

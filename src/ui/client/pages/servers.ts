@@ -172,7 +172,11 @@ async function showServers(): Promise<{ servers: ServerRow[]; held: HeldTool[] }
         ),
         h('td', {}, s.protocol),
         h('td', { class: 'num' }, s.tools, n > 0 ? ' ' : '', n > 0 ? badge('held') : ''),
-        h('td', { class: s.last_error ? 'error' : '' }, s.last_error ?? ''),
+        h(
+          'td',
+          { class: s.last_error ? 'error' : '' },
+          s.last_error ? h('div', { class: 'clamp', title: s.last_error }, s.last_error) : '',
+        ),
         h(
           'td',
           { class: 'row-actions' },
@@ -266,7 +270,13 @@ async function showServerTools(main: HTMLElement): Promise<string | undefined> {
       return h(
         'tr',
         {},
-        h('th', { scope: 'row' }, t.name, hold ? ' ' : '', hold ? badge('held') : ''),
+        h(
+          'th',
+          { scope: 'row' },
+          h('a', { href: `/ui/tools/${seg(name)}/${seg(t.name)}` }, t.name),
+          hold ? ' ' : '',
+          hold ? badge('held') : '',
+        ),
         h('td', {}, t.description, hold ? heldCell(name, hold, main) : ''),
         annotationsCell(t.annotations),
         policyCell(t.policy),

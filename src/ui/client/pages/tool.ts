@@ -7,7 +7,7 @@
 import { type ApiAnswer, api, errorText, seg } from '../api.ts';
 import { badge, byId, h, say } from '../dom.ts';
 import { outputBlock } from '../output.ts';
-import { type Outcome, programOutcome, showRun } from '../run-result.ts';
+import { type Outcome, onSubmitOnce, programOutcome, showRun } from '../run-result.ts';
 import { schemaForm } from '../schema-form.ts';
 import { annotationsCell } from './servers.ts';
 
@@ -102,8 +102,7 @@ export async function toolPage(main: HTMLElement): Promise<void> {
   const form = schemaForm(d.input_schema, 'arg');
   byId('try-fields').replaceChildren(...form.fields);
   const result = byId('result');
-  byId<HTMLFormElement>('try-form').addEventListener('submit', async (event) => {
-    event.preventDefault();
+  onSubmitOnce(byId<HTMLFormElement>('try-form'), result, async () => {
     const read = form.read();
     if (!read.ok) {
       result.replaceChildren(h('p', { class: 'error' }, read.message));
