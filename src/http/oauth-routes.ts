@@ -4,10 +4,11 @@
  * gateway's `/oauth/callback`, where the authorization server sends the browser back: it
  * needs no key (the single-use `state` is what admits it) and its page never shows a secret.
  */
-import { type Context, Hono, type Next } from 'hono';
+import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import type { Runtime } from '../execution/index.ts';
 import { SignInError, type SignInFlowView, type UpstreamOAuth } from '../upstream/index.ts';
+import { failure, adminOnly as guard } from './admin-only.ts';
 import type { GatewayEnv } from './types.ts';
 
 type Ctx = Context<GatewayEnv>;
@@ -16,16 +17,7 @@ type Ctx = Context<GatewayEnv>;
 const MAX_FLOW_WAIT_MS = 30_000;
 const FLOW_POLL_MS = 250;
 
-function failure(c: Ctx, status: 400 | 403 | 404 | 502 | 503, code: string, message: string) {
-  return c.json({ ok: false, error: { code, message }, request_id: c.get('requestId') }, status);
-}
-
-async function adminOnly(c: Ctx, next: Next) {
-  if (c.get('caller')?.kind !== 'admin') {
-    return failure(c, 403, 'FORBIDDEN', 'upstream sign-in is for the admin API key only');
-  }
-  await next();
-}
+const adminOnly = guard('upstream sign-in is for the admin API key only');
 
 const unfinished = (flow: SignInFlowView) =>
   flow.status === 'pending' || flow.status === 'exchanging';

@@ -3,28 +3,12 @@
  * `POST /api/v1/servers/{server}/tools/{tool}/approve`. An agent token gets 403: an agent can
  * never approve the tools it calls.
  */
-import { type Context, Hono, type Next } from 'hono';
+import { Hono } from 'hono';
 import type { Runtime } from '../execution/index.ts';
+import { failure, adminOnly as guard } from './admin-only.ts';
 import type { GatewayEnv } from './types.ts';
 
-type Ctx = Context<GatewayEnv>;
-
-function failure(c: Ctx, status: 403 | 404 | 503, code: string, message: string) {
-  return c.json({ ok: false, error: { code, message }, request_id: c.get('requestId') }, status);
-}
-
-/** Per route (the app is mounted at /api/v1 beside others: no middleware on '*'). */
-async function adminOnly(c: Ctx, next: Next) {
-  if (c.get('caller')?.kind !== 'admin') {
-    return failure(
-      c,
-      403,
-      'FORBIDDEN',
-      'held tools and their approval are for the admin API key only',
-    );
-  }
-  await next();
-}
+const adminOnly = guard('held tools and their approval are for the admin API key only');
 
 export function pinRoutes(runtime: Runtime): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();

@@ -5,7 +5,7 @@
  * /servers/{name}/stderr`, `POST /servers/{name}/tools/{tool}/{disable|enable}`. Every write
  * goes through the file (ConfigFile), and the watcher's reload applies it before the answer.
  */
-import { type Context, Hono, type Next } from 'hono';
+import { type Context, Hono } from 'hono';
 import {
   ConfigEditError,
   type ConfigFile,
@@ -15,21 +15,11 @@ import {
   shownEntry,
 } from '../config/index.ts';
 import type { Runtime } from '../execution/index.ts';
+import { failure, adminOnly as guard } from './admin-only.ts';
 import type { GatewayEnv } from './types.ts';
 
 type Ctx = Context<GatewayEnv>;
 type Status = 400 | 403 | 404 | 409;
-
-function failure(c: Ctx, status: Status, code: string, message: string, field?: string) {
-  return c.json(
-    {
-      ok: false,
-      error: { code, message, ...(field ? { field } : {}) },
-      request_id: c.get('requestId'),
-    },
-    status,
-  );
-}
 
 const CODES: Record<Status, string> = {
   400: 'INVALID_SERVER',
@@ -47,12 +37,7 @@ const SWITCHES: Record<string, RawEntry> = {
   unquarantine: { quarantined: null },
 };
 
-async function adminOnly(c: Ctx, next: Next) {
-  if (c.get('caller')?.kind !== 'admin') {
-    return failure(c, 403, 'FORBIDDEN', 'servers are managed with the admin API key only');
-  }
-  await next();
-}
+const adminOnly = guard('servers are managed with the admin API key only');
 
 export function serverRoutes(runtime: Runtime, configFile?: ConfigFile): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();

@@ -3,31 +3,20 @@
  * searches every usable tool with the catalog's BM25 index (all of them by name without a
  * query), `GET /api/v1/tools/{server}/{tool}` describes one with its TypeScript signature.
  */
-import { type Context, Hono, type Next } from 'hono';
+import { Hono } from 'hono';
 import type { ToolEntry } from '../catalog/index.ts';
 import { MAX_SEARCH_QUERY_CHARS } from '../config/defaults.ts';
 import { integerParam, judgeCall, type Runtime } from '../execution/index.ts';
 import { didYouMean } from '../util/did-you-mean.ts';
+import { failure, adminOnly as guard } from './admin-only.ts';
 import type { GatewayEnv } from './types.ts';
-
-type Ctx = Context<GatewayEnv>;
 
 export const TOOLS_DEFAULT_LIMIT = 50;
 export const TOOLS_MAX_LIMIT = 200;
 
 const every = () => true;
 
-function failure(c: Ctx, status: 400 | 403 | 404 | 503, code: string, message: string) {
-  return c.json({ ok: false, error: { code, message }, request_id: c.get('requestId') }, status);
-}
-
-/** Per route (mounted at /api/v1 beside others: no middleware on '*'). */
-async function adminOnly(c: Ctx, next: Next) {
-  if (c.get('caller')?.kind !== 'admin') {
-    return failure(c, 403, 'FORBIDDEN', 'browsing every tool is for the admin API key only');
-  }
-  await next();
-}
+const adminOnly = guard('browsing every tool is for the admin API key only');
 
 const item = (e: ToolEntry) => ({
   server: e.namespace,
