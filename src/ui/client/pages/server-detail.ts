@@ -6,7 +6,7 @@
  */
 import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say, when } from '../dom.ts';
-import { serverButtons } from './server-actions.ts';
+import { followServer, serverButtons } from './server-actions.ts';
 import { type Entry, sayWritten, serverForm } from './server-form.ts';
 
 /** Reads the whole page again; answers the server's state (undefined when it is gone). */
@@ -47,7 +47,7 @@ export async function showServerDetail(name: string, reload: Reload): Promise<De
   );
   const after = async (done: string) => {
     if (done === 'deleted') window.location.assign('/ui/servers');
-    else await followState(reload);
+    else await followServer(reload);
   };
   byId('server-actions').replaceChildren(
     ...(detail.entry
@@ -81,27 +81,12 @@ export async function showServerDetail(name: string, reload: Reload): Promise<De
   return detail;
 }
 
-/** How long the page follows a server connecting after an action, and how often it looks. */
-const FOLLOW_MS = 30_000;
-const FOLLOW_POLL_MS = 500;
-const SETTLING = new Set(['idle', 'connecting']);
-
-/** Reads the page again until the server has settled (ready, failed...) after an action. */
-async function followState(reload: Reload): Promise<void> {
-  const until = Date.now() + FOLLOW_MS;
-  for (;;) {
-    const state = await reload();
-    if (state === undefined || !SETTLING.has(state) || Date.now() >= until) return;
-    await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
-  }
-}
-
 let editForm: ReturnType<typeof serverForm>;
 
 /** Wires the page's fixed parts once: the edit dialog and the stderr's Refresh. */
 export function setUpServerDetail(name: string, reload: Reload): void {
   editForm = serverForm(async (_name, answer, edit) => {
-    await followState(reload);
+    await followServer(reload);
     sayWritten(name, answer, 'Saved', edit);
   });
   byId('stderr-refresh').addEventListener('click', () => void showStderr(name));

@@ -8,7 +8,7 @@
 import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say } from '../dom.ts';
 import { outputBlock } from '../output.ts';
-import { serverButtons } from './server-actions.ts';
+import { followServer, SIGNING_IN, serverButtons } from './server-actions.ts';
 import { setUpServerDetail, showServerDetail, toolSwitch } from './server-detail.ts';
 import { sayWritten, serverForm } from './server-form.ts';
 
@@ -77,25 +77,12 @@ function policyCell(policy: ToolRow['policy']): HTMLElement {
 
 /** How long one wait for a sign-in may hold a request (the gateway allows 30 s). */
 const SIGN_IN_WAIT_MS = 25_000;
-/** How long the list follows a server connecting after its sign-in, and how often it looks. */
-const CONNECT_FOLLOW_MS = 30_000;
-const CONNECT_POLL_MS = 500;
-/** The states a server passes through between a completed sign-in and its connection. */
-const SETTLING_STATES = new Set(['needs_auth', 'idle', 'connecting']);
-
-/**
- * The sign-in completed, but the server connects in the background after it: the list is read
- * again until the server has settled (ready, failed...), so its row does not stay "connecting".
- */
-async function followConnection(server: string): Promise<void> {
-  const until = Date.now() + CONNECT_FOLLOW_MS;
-  for (;;) {
-    const shown = await showServers();
-    const state = shown?.servers.find((s) => s.name === server)?.state;
-    if (state === undefined || !SETTLING_STATES.has(state) || Date.now() >= until) return;
-    await new Promise((resolve) => setTimeout(resolve, CONNECT_POLL_MS));
-  }
-}
+/** Reads the list again until `server` has settled, so its row does not stay "connecting". */
+const followConnection = (server: string, settling?: ReadonlySet<string>) =>
+  followServer(
+    async () => (await showServers())?.servers.find((s) => s.name === server)?.state,
+    settling,
+  );
 
 /** Waits for the sign-in `flowId` to finish; its outcome as the status line says it. */
 async function awaitSignIn(server: string, flowId: string): Promise<void> {
@@ -105,7 +92,7 @@ async function awaitSignIn(server: string, flowId: string): Promise<void> {
     const status = answer.json.status as string;
     if (status === 'completed') {
       say(`signed in to ${server}`);
-      return followConnection(server);
+      return followConnection(server, SIGNING_IN);
     }
     if (status !== 'pending' && status !== 'exchanging') {
       return say(`the sign-in to ${server} failed: ${answer.json.error}`, true);
