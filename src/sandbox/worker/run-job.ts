@@ -3,26 +3,21 @@
  * top-level await, drives the guest's promise to the end while serving host replies, and
  * turns whatever happened into a JobOutcome. Never throws.
  */
-import type {
-  DisposableResult,
-  QuickJSDeferredPromise,
-  QuickJSHandle,
-} from 'quickjs-emscripten-core';
+import type { QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten-core';
 import type { CallReply, GuestError, JobOutcome, JobSpec, LogLevel } from '../protocol.ts';
+import { callHook, GuestThrew } from './guest-call.ts';
 import {
   type Described,
   errorFrom,
   memoryLimitError,
   OUT_OF_MEMORY,
-  outputTooLarge,
-  SERIALIZATION_MESSAGE,
   TIMEOUT_MESSAGE,
   tooLargeGlobals,
 } from './guest-errors.ts';
 import type { HostLink } from './host-link.ts';
 import { type Instance, memoryExhausted } from './instance.ts';
-import { SERIALIZER_SOURCE } from './prelude.ts';
 import { RunDeadline } from './run-deadline.ts';
+import { serializeValue } from './serialize-value.ts';
 import { cutToBytes } from './utf8.ts';
 
 const EVAL_TYPE_GLOBAL = 0;
@@ -33,13 +28,6 @@ const DESCRIBE_GRACE_MS = 25;
 const LOG_CUT_MARKER = '…[truncated]';
 const LOG_LEVELS = new Set<string>(['log', 'info', 'warn', 'error', 'debug']);
 class Aborted extends Error {}
-
-/** The guest threw inside a hook the worker called (a getter met by the serializer, say). */
-class GuestThrew extends Error {
-  constructor(readonly handle: QuickJSHandle) {
-    super('the guest threw');
-  }
-}
 
 export class JobRun {
   private aborted: GuestError | undefined;
@@ -163,15 +151,8 @@ export class JobRun {
       this.aborted !== undefined || this.timedOut || this.computeExceeded();
   }
 
-  /** The value, or GuestThrew carrying the guest's exception so it is classified, not lost. */
-  private unwrap(result: DisposableResult<QuickJSHandle, QuickJSHandle>): QuickJSHandle {
-    if (result.error) throw new GuestThrew(result.error);
-    return result.value;
-  }
-
   private callHook(name: keyof Instance['hooks'], ...args: QuickJSHandle[]): QuickJSHandle {
-    const { context, hooks } = this.instance;
-    return this.unwrap(context.callFunction(hooks[name], context.undefined, ...args));
+    return callHook(this.instance, name, ...args);
   }
 
   /** Reads a guest exception; undefined when even that fails (out of memory, a hostile getter). */
@@ -249,47 +230,6 @@ export class JobRun {
     };
   }
 
-  /** The value as JSON: the fast path (JSON.stringify with a guard), else the exact serializer. */
-  private serialize(value: QuickJSHandle): JobOutcome {
-    const { context } = this.instance;
-    const fast = this.callHook('fast', value);
-    const json = context.typeof(fast) === 'string' ? context.getString(fast) : undefined;
-    fast.dispose();
-    if (json !== undefined) {
-      if (Buffer.byteLength(json) > this.job.limits.maxOutputBytes)
-        return outputTooLarge(this.job.limits);
-      return { ok: true, valueJson: json };
-    }
-    const serializer = this.unwrap(context.evalCode(SERIALIZER_SOURCE, '<serializer>'));
-    const maxChars = context.newNumber(this.job.limits.maxOutputBytes);
-    // A getter or toJSON met on the way may throw (or overflow the stack): a guest error.
-    const result = this.unwrap(
-      context.callFunction(serializer, context.undefined, value, maxChars),
-    );
-    serializer.dispose();
-    maxChars.dispose();
-    // '1' + JSON, or '0' + code + '\n' + detail.
-    const text = context.getString(result);
-    result.dispose();
-    if (text[0] === '1') {
-      const exact = text.slice(1);
-      if (Buffer.byteLength(exact) > this.job.limits.maxOutputBytes)
-        return outputTooLarge(this.job.limits);
-      return { ok: true, valueJson: exact };
-    }
-    const newline = text.indexOf('\n');
-    if (text.slice(1, newline) === 'OUTPUT_TOO_LARGE') return outputTooLarge(this.job.limits);
-    // The message is the API reference's, verbatim; where the value went wrong is the stack.
-    return {
-      ok: false,
-      error: {
-        code: 'SERIALIZATION_ERROR',
-        message: SERIALIZATION_MESSAGE,
-        stack: text.slice(newline + 1),
-      },
-    };
-  }
-
   /** Settles one arrived async reply in the guest; false when none has arrived by the deadline. */
   private settleAsync(wait: boolean): boolean {
     const pick = () => this.link.takeAny(this.execId, this.asyncPending.keys());
@@ -356,7 +296,7 @@ export class JobRun {
       if (state.type === 'fulfilled') {
         const value = context.getProp(state.value, 'value');
         state.value.dispose();
-        return this.serialize(value);
+        return serializeValue(this.instance, value, this.job.limits);
       }
       if (state.type === 'rejected') {
         return { ok: false, error: this.classify(state.error, 'run') };
