@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { openStore } from '../dist/store/index.js';
 import { sdkModules } from '../dist/upstream/sdk-modules.js';
 import { StdioTransport } from '../dist/upstream/stdio-transport.js';
+import { startRelay } from './relay.js';
 import { firstTouch128MiB, fmt, freePort, median, sideBySide, table, waitFor } from './report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -175,15 +176,21 @@ try {
   // scheduler serves that session apart from this one: printed beside the direct baseline (a
   // client spawning the server itself, which the ten-call target is judged against).
   const sdk = await sdkModules();
-  const ownSession = await connect(
+  const fixtureAsCodemuxSpawnsIt = () =>
     new StdioTransport(
       { command: process.execPath, args: [FIXTURE], env: sdk.getDefaultEnvironment(), cwd: ROOT },
       sdk,
       (stderr) => stderr.resume(),
       () => 17 * 1_048_576,
-    ),
-  );
+    );
+  const ownSession = await connect(fixtureAsCodemuxSpawnsIt());
   clientsToClose.push(ownSession);
+  // The design's floor (relay.js): codemux's SDK client and transport to the same fixture, with
+  // sync calls from a worker thread relayed by this one, and nothing else.
+  const relayClient = new ModernClient({ name: 'bench-relay', version: '1' });
+  await relayClient.connect(fixtureAsCodemuxSpawnsIt());
+  clientsToClose.push(relayClient);
+  const relay = startRelay(relayClient, 'echo', { message: 'x' });
   // The gateways connect their upstream before anything is measured.
   await exec(codeHttp, "call_tool('fixture', 'echo', {})");
   await exec(codeStdio, "call_tool('fixture', 'echo', {})");
@@ -293,11 +300,24 @@ try {
   const tenOf = (fn) => async () => {
     for (let i = 0; i < 10; i++) await fn();
   };
-  const [programStdio, tenDirect, tenDirectSdk] = await sideBySide(
-    [() => exec(codeStdio, tenCalls), tenOf(echo(ownSession)), tenOf(echo(directFixture))],
-    30,
-    ROUNDS,
-  );
+  const [programStdio, tenDirect, tenDirectSdk, tenRelayed, pingStdio, trivialBeside] =
+    await sideBySide(
+      [
+        () => exec(codeStdio, tenCalls),
+        tenOf(echo(ownSession)),
+        tenOf(echo(directFixture)),
+        () => relay.program(10),
+        () => codeStdio.ping(),
+        () => exec(codeStdio, '1'),
+      ],
+      30,
+      ROUNDS,
+    );
+  // The design's floor for the program: the MCP round trip to codemux (a ping) and ten calls
+  // through the bare relay (its worker's job hand-off included); and what the program would
+  // take if its calls cost only the relay: a trivial execution instead of the ping.
+  const floorTen = pingStdio + tenRelayed;
+  const relayOnlyTen = trivialBeside + tenRelayed;
   const [trivialStdio2, directEcho, directEchoSdk] = await sideBySide(
     [() => exec(codeStdio, '1'), echo(ownSession), echo(directFixture)],
     PER_ROUND,
@@ -356,14 +376,14 @@ try {
   report(
     '10 sequential call_tools in one program (stdio)',
     fmt(programStdio),
-    `10 direct tools/calls ${fmt(tenDirectSdk)} (${ratio(programStdio, tenDirectSdk)}); fixture in a session of its own as codemux spawns it ${fmt(tenDirect)} (${ratio(programStdio, tenDirect)})`,
+    `10 direct tools/calls ${fmt(tenDirectSdk)} (${ratio(programStdio, tenDirectSdk)}); fixture in a session of its own as codemux spawns it ${fmt(tenDirect)} (${ratio(programStdio, tenDirect)}); the design's floor ${fmt(floorTen)} (${ratio(floorTen, tenDirectSdk)}): 10 calls through a bare relay ${fmt(tenRelayed)} + a ping over codemux stdio ${fmt(pingStdio)}; with a trivial execution ${fmt(trivialBeside)} instead of the ping ${fmt(relayOnlyTen)} (${ratio(relayOnlyTen, tenDirectSdk)})`,
     '<= 2.0x',
     programStdio <= 2 * tenDirectSdk,
   );
   report(
     'one call_tool over a direct call (end to end)',
     fmt(Math.max(0, perCallAdded)),
-    `direct tools/call ${fmt(directEchoSdk)} (fixture in a session of its own ${fmt(directEcho)})`,
+    `direct tools/call ${fmt(directEchoSdk)} (fixture in a session of its own ${fmt(directEcho)}); a bare relay adds ${fmt(Math.max(0, (tenRelayed - tenDirectSdk) / 10))}`,
     '<= 120 us',
     perCallAdded <= 0.12,
   );
@@ -424,6 +444,7 @@ try {
     median(bombs) <= 250,
   );
   results.done();
+  await relay.close();
   await Promise.all(clientsToClose.map((c) => c.close().catch(() => {})));
 } finally {
   for (const child of children) child.kill('SIGTERM');
