@@ -17,7 +17,16 @@ import { openStore } from '../dist/store/index.js';
 import { sdkModules } from '../dist/upstream/sdk-modules.js';
 import { StdioTransport } from '../dist/upstream/stdio-transport.js';
 import { startRelay } from './relay.js';
-import { firstTouch128MiB, fmt, freePort, median, sideBySide, table, waitFor } from './report.js';
+import {
+  firstTouch128MiB,
+  fmt,
+  freePort,
+  median,
+  sideBySide,
+  table,
+  waitFor,
+  warmFor,
+} from './report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'codemux.js');
@@ -31,6 +40,7 @@ const EVERYTHING = path.join(
   'index.js',
 );
 const ROUNDS = 7;
+const TEN_CALL_WARM_MS = 8000;
 const PER_ROUND = 100;
 const CPU_EXECUTIONS = 1500;
 const CPU_ROUNDS = 6;
@@ -300,19 +310,20 @@ try {
   const tenOf = (fn) => async () => {
     for (let i = 0; i < 10; i++) await fn();
   };
+  const tenCallFns = [
+    () => exec(codeStdio, tenCalls),
+    tenOf(echo(ownSession)),
+    tenOf(echo(directFixture)),
+    () => relay.program(10),
+    () => codeStdio.ping(),
+    () => exec(codeStdio, '1'),
+  ];
+  // The stdio gateway and the relay reach their steady speed only after seconds of calls (V8
+  // optimizes their code as it runs; a ten-call program takes 3-4x less after 10 s than in its
+  // first second), direct calls after about one: all are warmed alike first.
+  await warmFor(TEN_CALL_WARM_MS, tenCallFns);
   const [programStdio, tenDirect, tenDirectSdk, tenRelayed, pingStdio, trivialBeside] =
-    await sideBySide(
-      [
-        () => exec(codeStdio, tenCalls),
-        tenOf(echo(ownSession)),
-        tenOf(echo(directFixture)),
-        () => relay.program(10),
-        () => codeStdio.ping(),
-        () => exec(codeStdio, '1'),
-      ],
-      30,
-      ROUNDS,
-    );
+    await sideBySide(tenCallFns, 30, ROUNDS);
   // The design's floor for the program: the MCP round trip to codemux (a ping) and ten calls
   // through the bare relay (its worker's job hand-off included); and what the program would
   // take if its calls cost only the relay: a trivial execution instead of the ping.

@@ -26,6 +26,12 @@ export async function sideBySide(fns, perRound, rounds) {
   return times.map(median);
 }
 
+/** Calls each of `fns` in turn, over and over, for `ms` (JIT warm-up before sideBySide). */
+export async function warmFor(ms, fns) {
+  const until = performance.now() + ms;
+  while (performance.now() < until) for (const fn of fns) await fn();
+}
+
 /** The `q` quantile of already sorted values. */
 export const quantile = (sorted, q) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
