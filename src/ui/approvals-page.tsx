@@ -1,4 +1,5 @@
 /** @module The Approvals page's shell: pending calls held by tool_policy, and recent decisions; the client fills it live. */
+import { RowsTable } from './rows-table.tsx';
 
 /** Columns of both approvals tables: a pending one's row keeps its place once decided. */
 const APPROVAL_COLUMNS = [
@@ -14,19 +15,13 @@ const APPROVAL_COLUMNS = [
 
 function ApprovalsTable({ label, body }: { label: string; body: string }) {
   return (
-    <table aria-label={label} class="approvals">
-      <thead>
-        <tr>
-          {APPROVAL_COLUMNS.map((column) => (
-            <th scope="col">{column}</th>
-          ))}
-          <th scope="col">
-            <span class="visually-hidden">Decision</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody id={body} />
-    </table>
+    <RowsTable
+      label={label}
+      columns={APPROVAL_COLUMNS}
+      body={body}
+      hidden="Decision"
+      class="approvals"
+    />
   );
 }
 

@@ -1,6 +1,6 @@
 /** @module The dashboard's pages, server-rendered shells whose data the client layer reads from /api/v1. */
 import { CODE_TOOL_PARAM_TYPES } from '../store/index.ts';
-import { RowsTable } from './rows-table.tsx';
+import { Crumb, RowsTable } from './rows-table.tsx';
 
 export function SignInBody({ error }: { error?: string }) {
   return (
@@ -70,9 +70,7 @@ export function CodeToolsBody() {
 export function CodeToolBody({ name }: { name: string }) {
   return (
     <>
-      <p class="crumb">
-        <a href="/ui/code-tools">Code tools</a> /
-      </p>
+      <Crumb links={[{ href: '/ui/code-tools', label: 'Code tools' }]} />
       <h1>{name}</h1>
       <form id="tool-form" aria-label="Configure" class="stack">
         <label for="tool-description">Description</label>
@@ -107,21 +105,12 @@ export function CodeToolBody({ name }: { name: string }) {
 
       <section aria-labelledby="params-title">
         <h2 id="params-title">Parameters</h2>
-        <table aria-label="Parameters">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Type</th>
-              <th scope="col">Required</th>
-              <th scope="col">Default value</th>
-              <th scope="col">Description</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody id="param-rows" />
-        </table>
+        <RowsTable
+          label="Parameters"
+          columns={['Name', 'Type', 'Required', 'Default value', 'Description']}
+          body="param-rows"
+          hidden="Actions"
+        />
         <p>
           <button type="button" id="add-param">
             Add parameter
@@ -175,20 +164,12 @@ export function CodeToolBody({ name }: { name: string }) {
 
       <section aria-labelledby="versions-title">
         <h2 id="versions-title">Versions</h2>
-        <table aria-label="Versions">
-          <thead>
-            <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Saved</th>
-              <th scope="col">Enabled</th>
-              <th scope="col">Code</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody id="version-rows" />
-        </table>
+        <RowsTable
+          label="Versions"
+          columns={['Version', 'Saved', 'Enabled', 'Code']}
+          body="version-rows"
+          hidden="Actions"
+        />
       </section>
     </>
   );
@@ -296,9 +277,7 @@ export function ActivityBody() {
 export function ActivityRecordBody({ id }: { id: string }) {
   return (
     <>
-      <p class="crumb">
-        <a href="/ui/activity">Activity</a> /
-      </p>
+      <Crumb links={[{ href: '/ui/activity', label: 'Activity' }]} />
       <h1>{`Record ${id}`}</h1>
       <dl id="fields" class="fields" />
       <section aria-labelledby="children-title">
@@ -336,21 +315,12 @@ export function TokensBody() {
         </div>
       </form>
       <section aria-label="New token secret" id="secret" class="result" />
-      <table aria-label="Tokens">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Servers</th>
-            <th scope="col">Code tools</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody id="rows" />
-      </table>
+      <RowsTable
+        label="Tokens"
+        columns={['Name', 'Servers', 'Code tools', 'Created', 'Last used']}
+        body="rows"
+        hidden="Actions"
+      />
     </>
   );
 }

@@ -1,25 +1,51 @@
 /** @module A table whose rows a page's script fills in, named for screen readers by its label. */
 
-/** A table whose rows the page's script fills in (its tbody has the id `body`). */
+/**
+ * A table whose rows the page's script fills in (its tbody has the id `body`). `hidden` names
+ * a last column for screen readers only (the rows' buttons: "Actions", "Decision").
+ */
 export function RowsTable({
   label,
   columns,
   body,
+  hidden,
+  class: className,
 }: {
   label: string;
   columns: string[];
   body: string;
+  hidden?: string;
+  class?: string;
 }) {
   return (
-    <table aria-label={label}>
+    <table aria-label={label} class={className}>
       <thead>
         <tr>
           {columns.map((column) => (
             <th scope="col">{column}</th>
           ))}
+          {hidden && (
+            <th scope="col">
+              <span class="visually-hidden">{hidden}</span>
+            </th>
+          )}
         </tr>
       </thead>
       <tbody id={body} />
     </table>
+  );
+}
+
+/** The trail above a detail page's title: each link, then " /". */
+export function Crumb({ links }: { links: Array<{ href: string; label: string }> }) {
+  return (
+    <p class="crumb">
+      {links.map(({ href, label }, i) => (
+        <>
+          {i > 0 && ' '}
+          <a href={href}>{label}</a> /
+        </>
+      ))}
+    </p>
   );
 }

@@ -1,5 +1,5 @@
 /** @module The Scripts pages' shells: the stored scripts listing, and one script's source with a Run form. */
-import { RowsTable } from './rows-table.tsx';
+import { Crumb, RowsTable } from './rows-table.tsx';
 
 export function ScriptsBody() {
   return (
@@ -16,9 +16,7 @@ export function ScriptsBody() {
 export function ScriptBody({ name }: { name: string }) {
   return (
     <>
-      <p class="crumb">
-        <a href="/ui/scripts">Scripts</a> /
-      </p>
+      <Crumb links={[{ href: '/ui/scripts', label: 'Scripts' }]} />
       <h1>{name}</h1>
       <p class="hint" id="script-file" />
       <span class="label" id="source-label">

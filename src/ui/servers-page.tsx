@@ -1,4 +1,5 @@
 /** @module The Servers pages' shells: the list with "Add server", and one server's page (actions, edit, history, stderr, tools). */
+import { Crumb, RowsTable } from './rows-table.tsx';
 
 function ServerFormDialog() {
   return (
@@ -67,19 +68,12 @@ export function ServersBody() {
           Add server
         </button>
       </p>
-      <table aria-label="Servers">
-        <thead>
-          <tr>
-            {['Name', 'State', 'Protocol', 'Tools', 'Last error'].map((column) => (
-              <th scope="col">{column}</th>
-            ))}
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody id="rows" />
-      </table>
+      <RowsTable
+        label="Servers"
+        columns={['Name', 'State', 'Protocol', 'Tools', 'Last error']}
+        body="rows"
+        hidden="Actions"
+      />
       <ServerFormDialog />
     </>
   );
@@ -88,40 +82,26 @@ export function ServersBody() {
 export function ServerBody({ name }: { name: string }) {
   return (
     <>
-      <p class="crumb">
-        <a href="/ui/servers">Servers</a> /
-      </p>
+      <Crumb links={[{ href: '/ui/servers', label: 'Servers' }]} />
       <h1>{name}</h1>
       <p class="server-state" id="server-state" />
       <div class="actions" id="server-actions" />
       <ServerFormDialog />
 
       <h2>{`Tools of ${name}`}</h2>
-      <table aria-label={`Tools of ${name}`}>
-        <thead>
-          <tr>
-            {['Tool', 'Description', 'Annotations', 'Policy', 'Input schema', 'Status'].map(
-              (column) => (
-                <th scope="col">{column}</th>
-              ),
-            )}
-          </tr>
-        </thead>
-        <tbody id="rows" />
-      </table>
+      <RowsTable
+        label={`Tools of ${name}`}
+        columns={['Tool', 'Description', 'Annotations', 'Policy', 'Input schema', 'Status']}
+        body="rows"
+      />
 
       <section aria-labelledby="history-title">
         <h2 id="history-title">State history</h2>
-        <table aria-label="State history">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Event</th>
-              <th scope="col">Detail</th>
-            </tr>
-          </thead>
-          <tbody id="history-rows" />
-        </table>
+        <RowsTable
+          label="State history"
+          columns={['Time', 'Event', 'Detail']}
+          body="history-rows"
+        />
       </section>
 
       <section aria-labelledby="stderr-title">

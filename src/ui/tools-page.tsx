@@ -1,5 +1,5 @@
 /** @module The Tools pages' shells: a search over every tool, and one tool with its signature, schema and Try form. */
-import { RowsTable } from './rows-table.tsx';
+import { Crumb, RowsTable } from './rows-table.tsx';
 
 export function ToolsBody() {
   return (
@@ -34,10 +34,12 @@ export function ToolsBody() {
 export function ToolBody({ server, tool }: { server: string; tool: string }) {
   return (
     <>
-      <p class="crumb">
-        <a href="/ui/tools">Tools</a> /{' '}
-        <a href={`/ui/servers/${encodeURIComponent(server)}`}>{server}</a> /
-      </p>
+      <Crumb
+        links={[
+          { href: '/ui/tools', label: 'Tools' },
+          { href: `/ui/servers/${encodeURIComponent(server)}`, label: server },
+        ]}
+      />
       <h1>{`${server}.${tool}`}</h1>
       <p id="description" />
       <dl id="facts" class="fields" />
