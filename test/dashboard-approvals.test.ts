@@ -6,9 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDashboard, UI_TIMEOUT_MS } from './dashboard-session.ts';
+import { openDashboard, textOf, UI_TIMEOUT_MS } from './dashboard-session.ts';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { ROOT, writeConfig } from './helpers.ts';
 import { docShot } from './screenshots.ts';
@@ -70,7 +70,6 @@ afterAll(async () => {
 });
 
 const ready = () => page.locator('main[data-ready="true"]').waitFor({ timeout: UI_TIMEOUT_MS });
-const text = (locator: Locator) => async () => (await locator.textContent()) ?? '';
 /** A held call: the REST execution answers only once someone decides. */
 const heldExec = (target: string) =>
   gw.rest('POST', '/api/v1/code/exec', {
@@ -89,27 +88,27 @@ it('shows a held call live and approves it: the execution gets the result', asyn
     .click();
   await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
   await ready();
-  await expect.poll(text(page.locator('#live')), POLL).toContain('Live');
+  await expect.poll(textOf(page.locator('#live')), POLL).toContain('Live');
 
   const exec = heldExec('/srv/first');
   const row = pendingRow('/srv/first');
-  await expect.poll(text(row), POLL).toContain('wipe');
-  const shown = await text(row)();
+  await expect.poll(textOf(row), POLL).toContain('wipe');
+  const shown = await textOf(row)();
   expect(shown).toContain('mut');
   expect(shown).toContain('admin');
   expect(shown).toContain('annotated destructive');
   expect(shown).toContain('pending');
-  expect(await text(row.getByLabel('Arguments'))()).toContain('"path": "/srv/first"');
+  expect(await textOf(row.getByLabel('Arguments'))()).toContain('"path": "/srv/first"');
   await row.getByText('Program', { exact: true }).click();
-  expect(await text(row.getByLabel('Program'))()).toContain("call_tool('mut', 'wipe'");
+  expect(await textOf(row.getByLabel('Program'))()).toContain("call_tool('mut', 'wipe'");
   await shot();
 
   await row.getByRole('button', { name: 'Approve' }).click();
   const answer = await exec;
   expect(answer.status).toBe(200);
   expect(JSON.stringify(answer.json.value)).toContain('wipe:{\\"path\\":\\"/srv/first\\"}');
-  await expect.poll(text(row), POLL).toContain('approved');
-  expect(await text(row)()).toContain('by admin via dashboard');
+  await expect.poll(textOf(row), POLL).toContain('approved');
+  expect(await textOf(row)()).toContain('by admin via dashboard');
   expect(await row.getByRole('button', { name: 'Approve' }).count()).toBe(0);
 }, 60_000);
 
@@ -120,22 +119,22 @@ it('denies a held call: the call envelope names the dashboard', async () => {
   const answer = await exec;
   expect(answer.json.value).toMatchObject({ ok: false });
   expect(JSON.stringify(answer.json.value)).toContain('was denied by admin via dashboard');
-  await expect.poll(text(row), POLL).toContain('denied');
-  expect(await text(row)()).toContain('by admin via dashboard');
+  await expect.poll(textOf(row), POLL).toContain('denied');
+  expect(await textOf(row)()).toContain('by admin via dashboard');
 }, 60_000);
 
 it('updates the row live when the decision comes from elsewhere, and says so on a late click', async () => {
   const exec = heldExec('/srv/third');
   const row = pendingRow('/srv/third');
-  await expect.poll(text(row), POLL).toContain('pending');
+  await expect.poll(textOf(row), POLL).toContain('pending');
   const [held] = (await gw.rest('GET', '/api/v1/approvals?status=pending')).json.items;
   expect(held.args).toEqual({ path: '/srv/third' });
   // Decided by REST (as the CLI does): the page hears it on the stream.
   const decided = await gw.rest('POST', `/api/v1/approvals/${held.id}/deny`);
   expect(decided.status).toBe(200);
   await exec;
-  await expect.poll(text(row), POLL).toContain('denied');
-  expect(await text(row)()).toContain('by admin');
+  await expect.poll(textOf(row), POLL).toContain('denied');
+  expect(await textOf(row)()).toContain('by admin');
   expect(await row.getByRole('button', { name: 'Deny' }).count()).toBe(0);
   await shot('-decided');
 }, 60_000);
@@ -157,13 +156,13 @@ it('answers a click on an approval decided elsewhere with a message, not an erro
   await page.reload();
   await ready();
   const row = pendingRow('/srv/fourth');
-  await expect.poll(text(row), POLL).toContain('pending');
+  await expect.poll(textOf(row), POLL).toContain('pending');
   await gw.rest('POST', `/api/v1/approvals/${id}/approve`);
   await exec;
   await row.getByRole('button', { name: 'Deny' }).click();
-  await expect.poll(text(row.getByRole('alert')), POLL).toContain('Already decided elsewhere');
-  await expect.poll(text(row), POLL).toContain('approved');
-  expect(await text(page.locator('#status'))()).not.toContain('failed');
+  await expect.poll(textOf(row.getByRole('alert')), POLL).toContain('Already decided elsewhere');
+  await expect.poll(textOf(row), POLL).toContain('approved');
+  expect(await textOf(page.locator('#status'))()).not.toContain('failed');
   await page.unroute('**/api/v1/approvals/stream');
 }, 60_000);
 
@@ -171,13 +170,13 @@ it("shows each tool's annotations and tool_policy's verdict on its server's page
   await page.goto(`${gw.url}/ui/servers/mut`);
   await ready();
   const wipe = page.getByRole('row').filter({ hasText: /^wipe/ });
-  await expect.poll(text(wipe), POLL).toContain('destructive');
-  expect(await text(wipe)()).toContain('ask');
-  expect(await text(wipe)()).toContain('annotated destructive');
+  await expect.poll(textOf(wipe), POLL).toContain('destructive');
+  expect(await textOf(wipe)()).toContain('ask');
+  expect(await textOf(wipe)()).toContain('annotated destructive');
   const peek = page.getByRole('row').filter({ hasText: /^peek/ });
-  expect(await text(peek)()).toContain('read-only');
-  expect(await text(peek)()).toContain('allow');
-  expect(await text(peek)()).toContain('default');
+  expect(await textOf(peek)()).toContain('read-only');
+  expect(await textOf(peek)()).toContain('allow');
+  expect(await textOf(peek)()).toContain('default');
   await shot('-server');
   expect(cspViolations).toEqual([]);
 }, 60_000);

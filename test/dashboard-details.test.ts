@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDashboard, UI_TIMEOUT_MS } from './dashboard-session.ts';
+import { openDashboard, textOf, UI_TIMEOUT_MS } from './dashboard-session.ts';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { SERVERS, writeConfig } from './helpers.ts';
 
@@ -53,8 +53,6 @@ afterAll(async () => {
   if (gw) fs.rmSync(path.dirname(gw.configFile), { recursive: true, force: true });
 });
 
-const text = (locator: Locator) => async () => (await locator.textContent()) ?? '';
-
 /** Opens a dashboard path and waits for its client module to have loaded its data. */
 async function open(route: string, target: Page = page): Promise<void> {
   await target.goto(`${gw.url}${route}`);
@@ -87,14 +85,14 @@ describe('Copy buttons', () => {
     await form.getByRole('group', { name: 'Servers' }).getByLabel('fixture').check();
     await form.getByRole('button', { name: 'Create token' }).click();
     const secret = page.getByLabel('Token secret', { exact: true });
-    await expect.poll(text(secret), POLL).toMatch(/\S{20,}/);
+    await expect.poll(textOf(secret), POLL).toMatch(/\S{20,}/);
     const copy = page.getByRole('button', { name: 'Copy token' });
     expect(await copy.textContent()).toBe('Copy');
     const [s, c] = [await box(secret), await box(copy)];
     expect(c.x).toBeGreaterThanOrEqual(s.x + s.width);
     expect(c.y).toBeLessThan(s.y + s.height);
     await copy.click();
-    await expect.poll(text(page.getByRole('status')), POLL).toBe('Copied.');
+    await expect.poll(textOf(page.getByRole('status')), POLL).toBe('Copied.');
     // Expressions as strings: this tsconfig has no DOM types.
     const pasted = await page.evaluate('navigator.clipboard.readText()');
     expect(pasted).toBe((await secret.textContent())?.trim());
@@ -114,7 +112,7 @@ describe('Copy buttons', () => {
       );
       await copy.click();
       await expect.poll(() => signIn.evaluate('String(getSelection())'), POLL).toBe('data/api_key');
-      await expect.poll(text(signIn.getByRole('status')), POLL).toContain('press Ctrl+C');
+      await expect.poll(textOf(signIn.getByRole('status')), POLL).toContain('press Ctrl+C');
       await shot('-sign-in', signIn);
     } finally {
       await ctx.close();
@@ -129,7 +127,7 @@ describe('layout', () => {
     const save = configure.getByRole('button', { name: 'Save', exact: true });
     await save.click();
     const saved = configure.getByRole('status');
-    await expect.poll(text(saved), POLL).toContain('Saved version');
+    await expect.poll(textOf(saved), POLL).toContain('Saved version');
     const [b, s] = [await box(save), await box(saved)];
     expect(s.x).toBeGreaterThan(b.x + b.width);
     expect(s.y).toBeGreaterThanOrEqual(b.y);

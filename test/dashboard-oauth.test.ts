@@ -6,9 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDashboard, UI_TIMEOUT_MS } from './dashboard-session.ts';
+import { openDashboard, textOf, UI_TIMEOUT_MS } from './dashboard-session.ts';
 import {
   type AuthorizationServer,
   startAuthorizationServer,
@@ -77,7 +77,6 @@ afterAll(async () => {
 });
 
 const ready = () => page.locator('main[data-ready="true"]').waitFor({ timeout: UI_TIMEOUT_MS });
-const text = (locator: Locator) => async () => (await locator.textContent()) ?? '';
 const status = () => page.locator('#status');
 /** A server's row on the Servers page, found by its row header (the server's name). */
 const serverRow = (name: string) =>
@@ -104,9 +103,9 @@ async function signInThroughPopup(): Promise<Page> {
 it('shows the protected server as needs_auth with a "Sign in" button; a stdio server has none', async () => {
   await page.goto(`${gw.url}/ui/servers`);
   await ready();
-  await expect.poll(text(stateCell('secured')), POLL).toContain('needs_auth');
+  await expect.poll(textOf(stateCell('secured')), POLL).toContain('needs_auth');
   expect(await serverRow('secured').getByRole('button', { name: 'Sign in' }).count()).toBe(1);
-  expect(await text(stateCell('fixture'))()).toContain('ready');
+  expect(await textOf(stateCell('fixture'))()).toContain('ready');
   expect(await serverRow('fixture').getByRole('button', { name: 'Sign in' }).count()).toBe(0);
   await shot();
 }, 60_000);
@@ -115,14 +114,14 @@ it('says why when the authorization server refuses: the callback page, the statu
   as.denyNext('access_denied', 'the user said no');
   const popup = await signInThroughPopup();
   await popup.getByRole('heading', { name: 'Sign-in to secured failed' }).waitFor();
-  expect(await text(popup.locator('body'))()).toContain('access_denied');
+  expect(await textOf(popup.locator('body'))()).toContain('access_denied');
   await shot('-denied-callback', popup);
   await popup.close();
-  await expect.poll(text(status()), POLL).toContain('access_denied');
-  expect(await text(status())()).toContain('the sign-in to secured failed');
+  await expect.poll(textOf(status()), POLL).toContain('access_denied');
+  expect(await textOf(status())()).toContain('the sign-in to secured failed');
   expect(await status().getAttribute('class')).toContain('error');
   expect(await stateOf('secured')).toBe('needs_auth');
-  expect(await text(stateCell('secured'))()).toContain('needs_auth');
+  expect(await textOf(stateCell('secured'))()).toContain('needs_auth');
   expect(await serverRow('secured').getByRole('button', { name: 'Sign in' }).count()).toBe(1);
   await shot('-denied');
 }, 60_000);
@@ -132,8 +131,8 @@ it('signs in through the window it opens: the callback says so, the row becomes 
   await popup.getByRole('heading', { name: 'Signed in to secured' }).waitFor();
   await shot('-callback', popup);
   await popup.close();
-  await expect.poll(text(status()), POLL).toContain('signed in to secured');
-  await expect.poll(text(stateCell('secured')), POLL).toContain('ready');
+  await expect.poll(textOf(status()), POLL).toContain('signed in to secured');
+  await expect.poll(textOf(stateCell('secured')), POLL).toContain('ready');
   expect(await serverRow('secured').getByRole('button', { name: 'Sign in' }).count()).toBe(0);
   expect(await status().getAttribute('class')).not.toContain('error');
   const call = await gw.rest('POST', '/api/v1/code/exec', {

@@ -5,9 +5,9 @@
  * UI edit racing a hand edit of the file, where neither is lost.
  */
 import fs from 'node:fs';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDashboard, UI_TIMEOUT_MS } from './dashboard-session.ts';
+import { openDashboard, textOf, UI_TIMEOUT_MS } from './dashboard-session.ts';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { FIXTURE_SERVER, SERVERS, writeConfig } from './helpers.ts';
 import { docShot } from './screenshots.ts';
@@ -23,7 +23,6 @@ let browser: Browser;
 let page: Page;
 let cspViolations: string[];
 
-const text = (locator: Locator) => async () => (await locator.textContent()) ?? '';
 const fileDoc = (): Json => JSON.parse(fs.readFileSync(gw.configFile, 'utf8'));
 const entryOf = (name: string): Json | undefined =>
   (fileDoc().mcpServers as Json[]).find((s) => s.name === name);
@@ -63,8 +62,8 @@ describe('servers managed from the dashboard', () => {
     await dialog.getByLabel('Environment').fill(`FIXTURE_STDERR=${SECRET}`);
     await docShot(page, 'server-add');
     await dialog.getByRole('button', { name: 'Add' }).click();
-    await expect.poll(text(serverRow('added')), POLL).toContain('ready');
-    await expect.poll(text(status()), POLL).toContain('Added added: saved to the config file');
+    await expect.poll(textOf(serverRow('added')), POLL).toContain('ready');
+    await expect.poll(textOf(status()), POLL).toContain('Added added: saved to the config file');
     expect(entryOf('added')).toEqual({
       name: 'added',
       command: process.execPath,
@@ -82,22 +81,22 @@ describe('servers managed from the dashboard', () => {
     await dialog.getByLabel('Name').fill('broken');
     await dialog.getByLabel('Type').selectOption('stdio');
     await dialog.getByRole('button', { name: 'Add' }).click();
-    await expect.poll(text(dialog.getByRole('alert')), POLL).toContain('needs "command"');
+    await expect.poll(textOf(dialog.getByRole('alert')), POLL).toContain('needs "command"');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect(fs.readFileSync(gw.configFile, 'utf8')).toBe(before);
   });
 
   it('disables and enables, quarantines and unquarantines a server from its row', async () => {
     await serverRow('added').getByRole('button', { name: 'Disable' }).click();
-    await expect.poll(text(serverRow('added')), POLL).toContain('disabled');
+    await expect.poll(textOf(serverRow('added')), POLL).toContain('disabled');
     expect(entryOf('added')!.enabled).toBe(false);
     await serverRow('added').getByRole('button', { name: 'Enable' }).click();
-    await expect.poll(text(serverRow('added')), POLL).toContain('ready');
+    await expect.poll(textOf(serverRow('added')), POLL).toContain('ready');
     await serverRow('added').getByRole('button', { name: 'Quarantine' }).click();
-    await expect.poll(text(serverRow('added')), POLL).toContain('quarantined');
+    await expect.poll(textOf(serverRow('added')), POLL).toContain('quarantined');
     expect(entryOf('added')!.quarantined).toBe(true);
     await serverRow('added').getByRole('button', { name: 'Unquarantine' }).click();
-    await expect.poll(text(serverRow('added')), POLL).toContain('ready');
+    await expect.poll(textOf(serverRow('added')), POLL).toContain('ready');
     expect(entryOf('added')).not.toHaveProperty('quarantined');
   });
 
@@ -105,15 +104,15 @@ describe('servers managed from the dashboard', () => {
     await open('/ui/servers/added');
     await page.getByRole('button', { name: 'Restart' }).click();
     const history = page.getByRole('table', { name: 'State history' });
-    await expect.poll(text(history), POLL).toContain('restarted');
-    await expect.poll(text(page.locator('#server-state')), POLL).toContain('ready');
+    await expect.poll(textOf(history), POLL).toContain('restarted');
+    await expect.poll(textOf(page.locator('#server-state')), POLL).toContain('ready');
     const stderr = page.getByRole('log', { name: 'Stderr' });
-    await expect.poll(text(stderr), POLL).toContain('FIXTURE_STDERR=[redacted]');
+    await expect.poll(textOf(stderr), POLL).toContain('FIXTURE_STDERR=[redacted]');
     expect(await stderr.textContent()).not.toContain(SECRET);
     const echo = page.getByRole('switch', { name: 'echo enabled' });
     await echo.uncheck();
     await expect.poll(() => entryOf('added')!.disabled_tools, POLL).toEqual(['echo']);
-    await expect.poll(text(status()), POLL).toContain('added.echo disabled');
+    await expect.poll(textOf(status()), POLL).toContain('added.echo disabled');
     const call = await gw.rest('POST', '/api/v1/code/exec', {
       code: "return await call_tool('added', 'echo', {})",
     });
@@ -139,7 +138,7 @@ describe('servers managed from the dashboard', () => {
     await dialog.getByLabel('Working directory').fill('/tmp');
     await dialog.getByRole('button', { name: 'Save' }).click();
     // The later write wins its fields; the hand edit is kept where it did not collide, and reported.
-    await expect.poll(text(status()), POLL).toContain('had been edited after this page read it');
+    await expect.poll(textOf(status()), POLL).toContain('had been edited after this page read it');
     expect(await status().textContent()).toContain('call_timeout_ms (kept)');
     expect(await status().textContent()).toContain('cwd (replaced by this save; it was "/")');
     expect(entryOf('added')).toMatchObject({
@@ -154,7 +153,7 @@ describe('servers managed from the dashboard', () => {
     await expect
       .poll(async () => {
         await open('/ui/servers/added');
-        return text(page.getByRole('table', { name: 'State history' }))();
+        return textOf(page.getByRole('table', { name: 'State history' }))();
       }, POLL)
       .toContain('edited by hand');
     expect(entryOf('added')!.cwd).toBe('/');

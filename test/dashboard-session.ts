@@ -1,6 +1,15 @@
 /** @module Headless Chromium signed in to a running gateway's dashboard, for the dashboard tests. */
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type Locator,
+  type Page,
+} from 'playwright-core';
 import type { RunningGateway } from './gateway.ts';
+
+/** The text a locator shows now, as a function for `expect.poll`. */
+export const textOf = (locator: Locator) => async () => (await locator.textContent()) ?? '';
 
 /** How long a dashboard step may take on a loaded 2-core machine. */
 export const UI_TIMEOUT_MS = 15_000;

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDashboard, UI_TIMEOUT_MS } from './dashboard-session.ts';
+import { openDashboard, textOf, UI_TIMEOUT_MS } from './dashboard-session.ts';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { policyConfig } from './policy-fixtures.ts';
 import { docShot } from './screenshots.ts';
@@ -78,9 +78,8 @@ afterAll(async () => {
   if (gw) fs.rmSync(path.dirname(gw.configFile), { recursive: true, force: true });
 });
 
-const text = (locator: Locator) => async () => (await locator.textContent()) ?? '';
 const see = (locator: Locator) => ({
-  toContainText: (want: string) => expect.poll(text(locator), POLL).toContain(want),
+  toContainText: (want: string) => expect.poll(textOf(locator), POLL).toContain(want),
 });
 
 /** Opens a dashboard path and waits for its client module to have loaded its data. */
@@ -177,7 +176,7 @@ describe('the Tools pages', () => {
     await page.waitForURL(/\/ui\/tools\?q=sticky$/);
     const rows = page.getByRole('table', { name: 'Tools' }).getByRole('row');
     await see(rows.nth(1)).toContainText('create_note');
-    expect(await text(rows.nth(1))()).toContain('idempotent');
+    expect(await textOf(rows.nth(1))()).toContain('idempotent');
     expect(await page.getByLabel('Search', { exact: true }).inputValue()).toBe('sticky');
     await shot('-search');
   });
@@ -189,9 +188,9 @@ describe('the Tools pages', () => {
     await see(page.getByLabel('Signature')).toContainText(
       'declare function mut_create_note(args: {',
     );
-    expect(await text(page.getByLabel('Signature'))()).toContain('title: string');
-    expect(await text(page.getByLabel('Input schema'))()).toContain('"priority"');
-    expect(await text(page.locator('#facts'))()).toContain('allow');
+    expect(await textOf(page.getByLabel('Signature'))()).toContain('title: string');
+    expect(await textOf(page.getByLabel('Input schema'))()).toContain('"priority"');
+    expect(await textOf(page.locator('#facts'))()).toContain('allow');
   });
 
   it('tries a tool with values from its form and shows the result', async () => {
@@ -205,7 +204,7 @@ describe('the Tools pages', () => {
     await page.getByLabel('note', { exact: true }).fill('milk');
     await page.getByRole('button', { name: 'Try' }).click();
     await see(result()).toContainText('create_note:{');
-    const shown = await text(result())();
+    const shown = await textOf(result())();
     expect(shown).toContain('Result');
     await shot('-try');
     expect(shown).toContain(
@@ -226,7 +225,7 @@ describe('the Tools pages', () => {
     await page.getByLabel('path', { exact: true }).fill('/srv');
     await page.getByRole('button', { name: 'Try' }).click();
     await see(result()).toContainText('POLICY_DENIED');
-    expect(await text(result())()).toContain('mut.wipe is denied by tool_policy (rule 1)');
+    expect(await textOf(result())()).toContain('mut.wipe is denied by tool_policy (rule 1)');
   });
 
   it('says it waits for approval on an ask tool, then shows the result once approved', async () => {
@@ -255,7 +254,7 @@ describe('the Tools pages', () => {
     await see(result()).toContainText(String.raw`publish:{\"path\":\"/srv/site\"}`);
     const asked = (await gw.rest('GET', '/api/v1/approvals')).json.items as { tool: string }[];
     expect(asked.filter((a) => a.tool === 'publish')).toHaveLength(1);
-    expect(await text(result())()).not.toContain('Waiting');
+    expect(await textOf(result())()).not.toContain('Waiting');
   });
 });
 
@@ -271,7 +270,7 @@ describe("a stored script's page", () => {
     await page.getByLabel('Input', { exact: true }).fill('{"name": "Ada"}');
     await page.getByRole('button', { name: 'Run' }).click();
     await see(result()).toContainText('"hello": "Ada"');
-    expect(await text(result())()).toContain('Value');
+    expect(await textOf(result())()).toContain('Value');
     await shot('-script');
     expect(cspViolations).toEqual([]);
   });
