@@ -1,5 +1,5 @@
 /** @module REST under /api/v1: code execution and server status (tools with annotations and policy verdicts), behind the API key. */
-import { Hono } from 'hono';
+import { type Context, Hono, type Next } from 'hono';
 import {
   type Caller,
   type Envelope,
@@ -30,6 +30,14 @@ export const REST_EXACTLY_ONE_SOURCE_MESSAGE =
 function inRestWords(envelope: Envelope): Envelope {
   if (envelope.ok || envelope.error.message !== EXACTLY_ONE_SOURCE_MESSAGE) return envelope;
   return { ...envelope, error: { ...envelope.error, message: REST_EXACTLY_ONE_SOURCE_MESSAGE } };
+}
+
+/** 403 in the /code routes' answer shape (`{success: false, error}`) for anyone but the admin key. */
+function scriptsAdminOnly(message: string) {
+  return async (c: Context<GatewayEnv>, next: Next) => {
+    if (c.get('caller').kind !== 'admin') return c.json({ success: false, error: message }, 403);
+    await next();
+  };
 }
 
 export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
@@ -117,49 +125,39 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
     );
   });
 
-  api.get('/code/scripts', (c) => {
-    if (c.get('caller').kind !== 'admin') {
-      return c.json(
-        {
-          success: false,
-          error:
-            'Agent tokens cannot list stored scripts (the stored-script listing is available to administrators only)',
-        },
-        403,
-      );
-    }
-    return c.json({ success: true, data: listScripts(scriptsDir(runtime.config())) });
-  });
+  api.get(
+    '/code/scripts',
+    scriptsAdminOnly(
+      'Agent tokens cannot list stored scripts (the stored-script listing is available to administrators only)',
+    ),
+    (c) => c.json({ success: true, data: listScripts(scriptsDir(runtime.config())) }),
+  );
 
   // One script's source, for the dashboard's script page: resolved as a run resolves it (the
   // name is checked before the filesystem is touched; no symlink is followed).
-  api.get('/code/scripts/:name', (c) => {
-    if (c.get('caller').kind !== 'admin') {
-      return c.json(
-        {
-          success: false,
-          error:
-            "Agent tokens cannot read stored scripts' source (it is available to administrators only)",
-        },
-        403,
-      );
-    }
-    const name = c.req.param('name');
-    const script = resolveScript(name, { dir: scriptsDir(runtime.config()), admin: true });
-    if (!script.ok) {
-      const status = refusalStatus(script.code);
-      return c.json(
-        {
-          success: false,
-          code: script.code,
-          error: script.message.replace(SCRIPT_REFUSAL_PREFIX, ''),
-        },
-        status === 200 ? 400 : status,
-      );
-    }
-    const { language, source, path } = script;
-    return c.json({ success: true, data: { name, language, path, source } });
-  });
+  api.get(
+    '/code/scripts/:name',
+    scriptsAdminOnly(
+      "Agent tokens cannot read stored scripts' source (it is available to administrators only)",
+    ),
+    (c) => {
+      const name = c.req.param('name') ?? '';
+      const script = resolveScript(name, { dir: scriptsDir(runtime.config()), admin: true });
+      if (!script.ok) {
+        const status = refusalStatus(script.code);
+        return c.json(
+          {
+            success: false,
+            code: script.code,
+            error: script.message.replace(SCRIPT_REFUSAL_PREFIX, ''),
+          },
+          status === 200 ? 400 : status,
+        );
+      }
+      const { language, source, path } = script;
+      return c.json({ success: true, data: { name, language, path, source } });
+    },
+  );
 
   api.get('/servers', (c) => {
     const caller: Caller = c.get('caller');
