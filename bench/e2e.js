@@ -329,13 +329,14 @@ try {
   // take if its calls cost only the relay: a trivial execution instead of the ping.
   const floorTen = pingStdio + tenRelayed;
   const relayOnlyTen = trivialBeside + tenRelayed;
-  const [trivialStdio2, directEcho, directEchoSdk] = await sideBySide(
-    [() => exec(codeStdio, '1'), echo(ownSession), echo(directFixture)],
+  const [directEcho, directEchoSdk] = await sideBySide(
+    [echo(ownSession), echo(directFixture)],
     PER_ROUND,
     ROUNDS,
   );
-  // What one call_tool adds over a direct call: the program minus a trivial run, a tenth, minus a direct call.
-  const perCallAdded = (programStdio - trivialStdio2) / 10 - directEchoSdk;
+  // What one call_tool adds over a direct call: the program minus the trivial run measured in
+  // its rounds, a tenth, minus a direct call.
+  const perCallAdded = (programStdio - trivialBeside) / 10 - directEchoSdk;
 
   // Stops over HTTP: an endless loop past its timeout, and a memory bomb.
   const late = [];
