@@ -1,5 +1,5 @@
 /** @module The Approvals page's shell: pending calls held by tool_policy, and recent decisions; the client fills it live. */
-import { RowsTable } from './rows-table.tsx';
+import { RowsTable } from './shell-pieces.tsx';
 
 /** Columns of both approvals tables: a pending one's row keeps its place once decided. */
 const APPROVAL_COLUMNS = [

@@ -1,6 +1,6 @@
 /** @module The dashboard's pages, server-rendered shells whose data the client layer reads from /api/v1. */
 import { CODE_TOOL_PARAM_TYPES } from '../store/index.ts';
-import { Crumb, RowsTable } from './rows-table.tsx';
+import { Crumb, DialogActions, RowsTable } from './shell-pieces.tsx';
 
 export function SignInBody({ error }: { error?: string }) {
   return (
@@ -55,12 +55,7 @@ export function CodeToolsBody() {
           <label for="new-description">Description</label>
           <textarea id="new-description" name="description" rows={3} />
           <p class="error" role="alert" id="new-tool-error" />
-          <div class="actions">
-            <button type="submit">Create</button>
-            <button type="button" class="secondary" data-close>
-              Cancel
-            </button>
-          </div>
+          <DialogActions submit="Create" />
         </form>
       </dialog>
     </>
@@ -142,12 +137,7 @@ export function CodeToolBody({ name }: { name: string }) {
             placeholder="empty: none; JSON for array and object"
           />
           <p class="error" role="alert" id="param-error" />
-          <div class="actions">
-            <button type="submit">Save</button>
-            <button type="button" class="secondary" data-close>
-              Cancel
-            </button>
-          </div>
+          <DialogActions submit="Save" />
         </form>
       </dialog>
 

@@ -1,5 +1,5 @@
 /** @module The Scripts pages' shells: the stored scripts listing, and one script's source with a Run form. */
-import { Crumb, RowsTable } from './rows-table.tsx';
+import { Crumb, RowsTable } from './shell-pieces.tsx';
 
 export function ScriptsBody() {
   return (

@@ -1,5 +1,5 @@
 /** @module The Servers pages' shells: the list with "Add server", and one server's page (actions, edit, history, stderr, tools). */
-import { Crumb, RowsTable } from './rows-table.tsx';
+import { Crumb, DialogActions, RowsTable } from './shell-pieces.tsx';
 
 function ServerFormDialog() {
   return (
@@ -46,14 +46,7 @@ function ServerFormDialog() {
           Saved to the config file, which stays the source of truth; the gateway applies it at once.
         </p>
         <p class="error" role="alert" id="server-error" />
-        <div class="actions">
-          <button type="submit" id="server-submit">
-            Add
-          </button>
-          <button type="button" class="secondary" data-close>
-            Cancel
-          </button>
-        </div>
+        <DialogActions submit="Add" submitId="server-submit" />
       </form>
     </dialog>
   );

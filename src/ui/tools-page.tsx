@@ -1,5 +1,5 @@
 /** @module The Tools pages' shells: a search over every tool, and one tool with its signature, schema and Try form. */
-import { Crumb, RowsTable } from './rows-table.tsx';
+import { Crumb, RowsTable } from './shell-pieces.tsx';
 
 export function ToolsBody() {
   return (

@@ -1,4 +1,4 @@
-/** @module A table whose rows a page's script fills in, named for screen readers by its label. */
+/** @module Pieces the pages' shells share: a table a page's script fills in, a dialog's buttons, the trail above a title. */
 
 /**
  * A table whose rows the page's script fills in (its tbody has the id `body`). `hidden` names
@@ -33,6 +33,20 @@ export function RowsTable({
       </thead>
       <tbody id={body} />
     </table>
+  );
+}
+
+/** A dialog form's buttons: its submit button (`submitId` when the script renames it) and Cancel. */
+export function DialogActions({ submit, submitId }: { submit: string; submitId?: string }) {
+  return (
+    <div class="actions">
+      <button type="submit" id={submitId}>
+        {submit}
+      </button>
+      <button type="button" class="secondary" data-close>
+        Cancel
+      </button>
+    </div>
   );
 }
 
