@@ -30,6 +30,16 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean): Prom
 const serverState = async (name: string) =>
   (await g.rest('GET', `/api/v1/servers/${name}`)).json.value?.server?.state;
 
+/** Waits (up to 15 s) for `name` to be ready, and fails the test if it is not. */
+async function expectReady(name: string): Promise<void> {
+  expect(
+    await until(
+      () => serverState(name),
+      (s) => s === 'ready',
+    ),
+  ).toBe('ready');
+}
+
 async function run(code: string): Promise<Json> {
   return (await g.rest('POST', '/api/v1/code/exec', { code })).json;
 }
@@ -60,12 +70,7 @@ describe('servers managed over REST, written to the config file', () => {
     });
     expect(fileDoc().my_own_key).toEqual({ kept: true });
     expect(entryOf('memory')).toBeDefined();
-    expect(
-      await until(
-        () => serverState('fx'),
-        (s) => s === 'ready',
-      ),
-    ).toBe('ready');
+    await expectReady('fx');
   });
 
   it('shows the stderr with the environment values masked, and the state history', async () => {
@@ -140,33 +145,18 @@ describe('servers managed over REST, written to the config file', () => {
     expect(restartDisabled.json.error.message).toContain('enable it first');
     await g.rest('POST', '/api/v1/servers/fx/enable');
     expect(entryOf('fx')).not.toHaveProperty('enabled');
-    expect(
-      await until(
-        () => serverState('fx'),
-        (s) => s === 'ready',
-      ),
-    ).toBe('ready');
+    await expectReady('fx');
     const quarantined = await g.rest('POST', '/api/v1/servers/fx/quarantine');
     expect(quarantined.json.value.server.state).toBe('quarantined');
     expect(entryOf('fx')!.quarantined).toBe(true);
     await g.rest('POST', '/api/v1/servers/fx/unquarantine');
-    expect(
-      await until(
-        () => serverState('fx'),
-        (s) => s === 'ready',
-      ),
-    ).toBe('ready');
+    await expectReady('fx');
   });
 
   it('restarts a server: a new process, recorded in its history', async () => {
     const restarted = await g.rest('POST', '/api/v1/servers/fx/restart');
     expect(restarted.status).toBe(200);
-    expect(
-      await until(
-        () => serverState('fx'),
-        (s) => s === 'ready',
-      ),
-    ).toBe('ready');
+    await expectReady('fx');
     const events = (await g.rest('GET', '/api/v1/servers/fx')).json.value.history.map(
       (e: Json) => e.event,
     );
