@@ -9,6 +9,8 @@ const approval = (id: string): ApprovalRecord => ({
   server: 'mut',
   tool: 'wipe',
   args: { path: '/tmp' },
+  args_truncated: false,
+  args_cut_keys: [],
   args_sha256: '0'.repeat(64),
   reason: 'annotated destructive',
   caller: 'admin',

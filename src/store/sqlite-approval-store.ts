@@ -20,23 +20,36 @@ export const APPROVAL_COLUMNS = [
   'decided_by',
   'decided_at',
   'instance_id',
+  'args_cut_keys',
+  'args_whole',
 ] as const;
 
 export type ApprovalRow = Record<(typeof APPROVAL_COLUMNS)[number], string | null>;
 
-/** A row as read back (every column is TEXT, so no conversions beyond `args`). */
-export function approvalOf(row: ApprovalRow): ApprovalRecord {
-  const { args, ...rest } = row;
+/** The columns a record is read from: all but the whole arguments (read only by getArgs). */
+export const APPROVAL_READ = APPROVAL_COLUMNS.filter((c) => c !== 'args_whole').join(', ');
+
+/** A row as read back (every column is TEXT: `args` and `args_cut_keys` are JSON). */
+export function approvalOf(row: Omit<ApprovalRow, 'args_whole'>): ApprovalRecord {
+  const { args, args_cut_keys, ...rest } = row;
+  const cut = args_cut_keys === null ? [] : (JSON.parse(args_cut_keys) as string[]);
   return {
-    ...(rest as Omit<ApprovalRecord, 'args'>),
+    ...(rest as Omit<ApprovalRecord, 'args' | 'args_truncated' | 'args_cut_keys'>),
     args: args === null ? null : (JSON.parse(args) as unknown),
+    args_truncated: args_cut_keys !== null,
+    args_cut_keys: cut,
   };
 }
 
 /** A record's values in APPROVAL_COLUMNS order; `args` as JSON text (NULL when absent). */
-export function approvalValues(a: ApprovalRecord): (string | null)[] {
+export function approvalValues(
+  a: ApprovalRecord,
+  argsWhole: string | null = null,
+): (string | null)[] {
   return APPROVAL_COLUMNS.map((c) => {
     if (c === 'args') return JSON.stringify(a.args) ?? null;
+    if (c === 'args_cut_keys') return a.args_truncated ? JSON.stringify(a.args_cut_keys) : null;
+    if (c === 'args_whole') return a.args_truncated ? argsWhole : null;
     return a[c] ?? null;
   });
 }
@@ -46,9 +59,12 @@ export function sqliteApprovalStore(db: SqliteDatabase): ApprovalStore {
   const insert = db.prepare(
     `INSERT INTO approvals (${APPROVAL_COLUMNS.join(', ')}) VALUES (${APPROVAL_COLUMNS.map(() => '?').join(', ')})`,
   );
-  const byId = db.prepare('SELECT * FROM approvals WHERE id = ?');
-  const newest = db.prepare('SELECT * FROM approvals ORDER BY id DESC LIMIT ?');
-  const newestOf = db.prepare('SELECT * FROM approvals WHERE status = ? ORDER BY id DESC LIMIT ?');
+  const byId = db.prepare(`SELECT ${APPROVAL_READ} FROM approvals WHERE id = ?`);
+  const wholeById = db.prepare('SELECT args_whole FROM approvals WHERE id = ?');
+  const newest = db.prepare(`SELECT ${APPROVAL_READ} FROM approvals ORDER BY id DESC LIMIT ?`);
+  const newestOf = db.prepare(
+    `SELECT ${APPROVAL_READ} FROM approvals WHERE status = ? ORDER BY id DESC LIMIT ?`,
+  );
   // The status test makes the first decision the only one, whoever asks second.
   const settle = db.prepare(
     "UPDATE approvals SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
@@ -66,11 +82,15 @@ export function sqliteApprovalStore(db: SqliteDatabase): ApprovalStore {
     return row ? approvalOf(row) : undefined;
   };
   return {
-    async create(approval) {
-      insert.run(...approvalValues(approval));
+    async create(approval, argsWhole) {
+      insert.run(...approvalValues(approval, argsWhole));
     },
     async get(id) {
       return read(id);
+    },
+    async getArgs(id) {
+      const row = wholeById.get(id) as { args_whole: string | null } | undefined;
+      return row ? row.args_whole : undefined;
     },
     async list({ status, limit }) {
       const rows = (
