@@ -216,6 +216,10 @@ export const MIGRATIONS: readonly Migration[] = [
       // `args` (JSON array, NULL when whole) and the whole JSON they were cut from.
       'ALTER TABLE approvals ADD COLUMN args_cut_keys TEXT',
       'ALTER TABLE approvals ADD COLUMN args_whole TEXT',
+      // The program is stored once, not once per held call (item 6): approvals name it by the
+      // SHA-256 of its text. Rows written before keep their own `code`.
+      'CREATE TABLE approval_programs (sha256 TEXT PRIMARY KEY, code TEXT NOT NULL)',
+      'ALTER TABLE approvals ADD COLUMN code_sha256 TEXT',
     ],
   },
 ];

@@ -1,4 +1,8 @@
-/** @module Approvals in SQLite: one row per held call; a decision changes only a pending row. */
+/**
+ * @module Approvals in SQLite: one row per held call, its program once per text in
+ * approval_programs; a decision changes only a pending row.
+ */
+import { createHash } from 'node:crypto';
 import { HELD_RUN_COLUMNS, type HeldRunRow, heldRunOf, heldRunValues } from './held-run-rows.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 import type { ApprovalRecord, ApprovalStore } from './types.ts';
@@ -22,15 +26,31 @@ export const APPROVAL_COLUMNS = [
   'instance_id',
   'args_cut_keys',
   'args_whole',
+  'code_sha256',
 ] as const;
 
 export type ApprovalRow = Record<(typeof APPROVAL_COLUMNS)[number], string | null>;
 
-/** The columns a record is read from: all but the whole arguments (read only by getArgs). */
-export const APPROVAL_READ = APPROVAL_COLUMNS.filter((c) => c !== 'args_whole').join(', ');
+/**
+ * `SELECT <this> WHERE ...` reads records: every column but the whole arguments (read only by
+ * getArgs), the program from approval_programs (or the row's own `code`, for rows older than it).
+ */
+export const APPROVAL_READ = `${APPROVAL_COLUMNS.filter(
+  (c) => c !== 'args_whole' && c !== 'code_sha256',
+)
+  .map((c) => (c === 'code' ? 'COALESCE(p.code, a.code) AS code' : `a.${c}`))
+  .join(', ')} FROM approvals a LEFT JOIN approval_programs p ON p.sha256 = a.code_sha256`;
+
+/** The program's digest, the key of its one approval_programs row (null without a program). */
+export const programDigest = (code: string | null): string | null =>
+  code === null ? null : createHash('sha256').update(code).digest('hex');
+
+/** Forgets programs no approval names any more (after a trim). */
+export const DELETE_UNUSED_PROGRAMS =
+  'DELETE FROM approval_programs WHERE sha256 NOT IN (SELECT code_sha256 FROM approvals WHERE code_sha256 IS NOT NULL)';
 
 /** A row as read back (every column is TEXT: `args` and `args_cut_keys` are JSON). */
-export function approvalOf(row: Omit<ApprovalRow, 'args_whole'>): ApprovalRecord {
+export function approvalOf(row: Omit<ApprovalRow, 'args_whole' | 'code_sha256'>): ApprovalRecord {
   const { args, args_cut_keys, ...rest } = row;
   const cut = args_cut_keys === null ? [] : (JSON.parse(args_cut_keys) as string[]);
   return {
@@ -50,6 +70,9 @@ export function approvalValues(
     if (c === 'args') return JSON.stringify(a.args) ?? null;
     if (c === 'args_cut_keys') return a.args_truncated ? JSON.stringify(a.args_cut_keys) : null;
     if (c === 'args_whole') return a.args_truncated ? argsWhole : null;
+    // The program lives once in approval_programs, named by its digest.
+    if (c === 'code') return null;
+    if (c === 'code_sha256') return programDigest(a.code);
     return a[c] ?? null;
   });
 }
@@ -59,11 +82,15 @@ export function sqliteApprovalStore(db: SqliteDatabase): ApprovalStore {
   const insert = db.prepare(
     `INSERT INTO approvals (${APPROVAL_COLUMNS.join(', ')}) VALUES (${APPROVAL_COLUMNS.map(() => '?').join(', ')})`,
   );
-  const byId = db.prepare(`SELECT ${APPROVAL_READ} FROM approvals WHERE id = ?`);
+  const byId = db.prepare(`SELECT ${APPROVAL_READ} WHERE a.id = ?`);
+  const putProgram = db.prepare(
+    'INSERT INTO approval_programs (sha256, code) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING',
+  );
+  const deleteUnused = db.prepare(DELETE_UNUSED_PROGRAMS);
   const wholeById = db.prepare('SELECT args_whole FROM approvals WHERE id = ?');
-  const newest = db.prepare(`SELECT ${APPROVAL_READ} FROM approvals ORDER BY id DESC LIMIT ?`);
+  const newest = db.prepare(`SELECT ${APPROVAL_READ} ORDER BY a.id DESC LIMIT ?`);
   const newestOf = db.prepare(
-    `SELECT ${APPROVAL_READ} FROM approvals WHERE status = ? ORDER BY id DESC LIMIT ?`,
+    `SELECT ${APPROVAL_READ} WHERE a.status = ? ORDER BY a.id DESC LIMIT ?`,
   );
   // The status test makes the first decision the only one, whoever asks second.
   const settle = db.prepare(
@@ -83,6 +110,8 @@ export function sqliteApprovalStore(db: SqliteDatabase): ApprovalStore {
   };
   return {
     async create(approval, argsWhole) {
+      const sha = programDigest(approval.code);
+      if (sha !== null && approval.code !== null) putProgram.run(sha, approval.code);
       insert.run(...approvalValues(approval, argsWhole));
     },
     async get(id) {
@@ -105,7 +134,9 @@ export function sqliteApprovalStore(db: SqliteDatabase): ApprovalStore {
       return { outcome: changed ? 'decided' : 'already', approval };
     },
     async trim(before) {
-      return deleteOld.run(before).changes;
+      const removed = deleteOld.run(before).changes;
+      if (removed > 0) deleteUnused.run();
+      return removed;
     },
     onChange: () => () => {},
     async putRun(run) {
