@@ -57,6 +57,18 @@ describe('TerminalChannel', () => {
     t.channel.close();
   });
 
+  it('names the keys an approval over 64 KiB does not show (issue 33, item 4)', async () => {
+    const t = terminal();
+    const cut = { ...approval('a3'), args_truncated: true, args_cut_keys: ['big', 'blob'] };
+    const answer = t.channel.ask(cut, new AbortController().signal);
+    t.input.write('n\n');
+    expect(await answer).toEqual({ decision: 'deny', by: 'terminal' });
+    expect(t.shown()).toContain(
+      '  arguments  {"path":"/tmp"}\n  not shown  big, blob (the arguments are over 64 KiB; the digest covers them all)\nApprove? [y/N] ',
+    );
+    t.channel.close();
+  });
+
   it('denies at the end of input', async () => {
     const t = terminal();
     const answer = t.channel.ask(approval('a1'), new AbortController().signal);
