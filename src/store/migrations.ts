@@ -216,8 +216,13 @@ export const MIGRATIONS: readonly Migration[] = [
       // `args` (JSON array, NULL when whole) and the whole JSON they were cut from.
       'ALTER TABLE approvals ADD COLUMN args_cut_keys TEXT',
       'ALTER TABLE approvals ADD COLUMN args_whole TEXT',
-      // The program is stored once, not once per held call (item 6): approvals name it by the
-      // SHA-256 of its text. Rows written before keep their own `code`.
+    ],
+  },
+  {
+    version: 11,
+    statements: [
+      // The program is stored once, not once per held call (issue 33, item 6): approvals name
+      // it by the SHA-256 of its text. Rows written before keep their own `code`.
       'CREATE TABLE approval_programs (sha256 TEXT PRIMARY KEY, code TEXT NOT NULL)',
       'ALTER TABLE approvals ADD COLUMN code_sha256 TEXT',
     ],
