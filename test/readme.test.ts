@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userConfigSchema, userServerSchema } from '../src/config/schema.ts';
-import { BIN, ROOT } from './helpers.ts';
+import { BIN, exampleCopy, ROOT } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -35,7 +35,7 @@ function run(
   args: string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: example.root, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -52,16 +52,18 @@ function run(
 let port = 0;
 let gateway: ChildProcess | undefined;
 let banner = '';
+// The example as shipped, run in a copy: its API key and activity never land in the clone.
+const example = exampleCopy();
 
 beforeAll(async () => {
-  // `npm start` on a free port: the example config as shipped, from the repository root.
+  // `npm start` on a free port: the example config as shipped, from the copy's root.
   port = await freePort();
   const env = { ...process.env };
   delete env.CODEMUX_API_KEY;
   gateway = spawn(
     process.execPath,
     [BIN, 'serve', '--config', 'examples/mcp_config.json', '--listen', `127.0.0.1:${port}`],
-    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: example.root, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
   gateway.stdout!.on('data', (d) => (banner += d));
@@ -77,10 +79,12 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (!gateway || gateway.exitCode !== null) return;
-  const exited = new Promise((resolve) => gateway!.once('exit', resolve));
-  gateway.kill('SIGTERM');
-  await exited;
+  if (gateway && gateway.exitCode === null) {
+    const exited = new Promise((resolve) => gateway!.once('exit', resolve));
+    gateway.kill('SIGTERM');
+    await exited;
+  }
+  example.remove();
 });
 
 describe('the README against reality', () => {
@@ -90,7 +94,7 @@ describe('the README against reality', () => {
     const normalize = (text: string) =>
       text
         .replaceAll(`127.0.0.1:${port}`, '127.0.0.1:8080')
-        .replaceAll(ROOT, '/path/to/codemux')
+        .replaceAll(example.root, '/path/to/codemux')
         .split('\n')
         .filter((l) => l.trim() !== '');
     const real = normalize(banner);
