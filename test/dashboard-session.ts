@@ -7,6 +7,7 @@ import {
   type Page,
 } from 'playwright-core';
 import type { RunningGateway } from './gateway.ts';
+import { chromiumPath } from './system-parts.ts';
 
 /** The text a locator shows now, as a function for `expect.poll`. */
 export const textOf = (locator: Locator) => async () => (await locator.textContent()) ?? '';
@@ -25,7 +26,7 @@ export interface DashboardSession {
 /** Launches Chromium, signs in to `gw`'s dashboard with the admin key, lands on Servers. */
 export async function openDashboard(gw: RunningGateway): Promise<DashboardSession> {
   const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
   });
   const context = await browser.newContext();
