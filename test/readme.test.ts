@@ -25,6 +25,18 @@ function codeBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```[a-z]*\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 }
 
+/** The README and each docs/*.md, as [name, text]. */
+function docsAndReadme(): Array<[string, string]> {
+  const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+  return [
+    ['README.md', README],
+    ...docs.map((f): [string, string] => [
+      `docs/${f}`,
+      fs.readFileSync(path.join(ROOT, 'docs', f), 'utf8'),
+    ]),
+  ];
+}
+
 /** Splits a one-line shell command into words (single quotes only, as the README writes them). */
 function shellWords(line: string): string[] {
   return [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
@@ -171,6 +183,37 @@ describe('the README against reality', () => {
       'execute',
     ]);
   }, 120_000);
+
+  it('prints codemux commands as node bin/codemux.js, never npx codemux (npx installs the clone first)', () => {
+    // npm 10+ runs `npx codemux` inside this package by installing the clone into its cache
+    // (running `prepare`, a full build): many silent seconds on a fresh clone.
+    const invocations: string[] = [];
+    for (const [file, text] of docsAndReadme()) {
+      const code = [
+        ...codeBlocks(text).flatMap((b) => b.split('\n')),
+        ...[...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!),
+      ];
+      for (const line of code)
+        if (/^\s*(npx|npm exec|npm x)( --?[a-z-]+)* codemux\s+\S/.test(line))
+          invocations.push(`${file}: ${line.trim()}`);
+    }
+    expect(invocations).toEqual([]);
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    expect(pkg.bin).toEqual({ codemux: 'bin/codemux.js' });
+  });
+
+  it('prints only node bin/codemux.js commands that exist', async () => {
+    const commands = new Set<string>();
+    for (const block of codeBlocks(README))
+      for (const m of block.matchAll(/^node bin\/codemux\.js((?: [a-z][a-z-]*)+)/gm))
+        commands.add(m[1]!.trim());
+    expect(commands.size).toBeGreaterThan(5);
+    for (const command of commands) {
+      const help = await run(process.execPath, [BIN, ...command.split(' '), '--help']);
+      expect(help.code, `${command}: ${help.stderr}`).toBe(0);
+      expect(help.stdout, command).toMatch(/^Usage: codemux /);
+    }
+  }, 60_000);
 
   it('links only docs that exist, in the README and between docs', () => {
     const missing: string[] = [];
