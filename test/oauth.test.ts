@@ -198,6 +198,32 @@ describe('upstream OAuth', () => {
     expect((await stateOf(g, 'secured')).state).toBe('needs_auth');
   });
 
+  it('a callback without iss from an authorization server that promises one (RFC 9207) is refused; login exits 1 naming it', async () => {
+    const configFile = writeConfig({ mcpServers: [{ name: 'secured', url: mcp.url }] });
+    const g = await start(configFile);
+    await waitForState(g, 'secured', 'needs_auth');
+    const advertised: Json = await (
+      await fetch(`${as.issuer}/.well-known/openid-configuration`)
+    ).json();
+    expect(advertised.authorization_response_iss_parameter_supported).toBe(true);
+    const tokensAsked = as.counts.token.authorization_code ?? 0;
+    const login = startLogin(configFile);
+    const callback = new URL(await followAuthorization(await login.url, `${g.url}/oauth/callback`));
+    expect(callback.searchParams.get('iss')).toBe(as.issuer);
+    callback.searchParams.delete('iss');
+    const response = await fetch(callback);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('authorization_response_iss_parameter_supported');
+    expect(await login.exited).toBe(1);
+    expect(login.out().stderr).toContain('the callback has no "iss"');
+    expect(login.out().stderr).toContain('authorization_response_iss_parameter_supported');
+    // Nothing changed: the code was never exchanged, and the server still needs a sign-in.
+    expect(as.counts.token.authorization_code ?? 0).toBe(tokensAsked);
+    expect((await stateOf(g, 'secured')).state).toBe('needs_auth');
+    const status = (await g.rest('GET', '/api/v1/auth')).json.items[0];
+    expect(status).toMatchObject({ signed_in: false });
+  });
+
   it('agent tokens get 403 on every auth route; a stdio server is refused by name', async () => {
     const configFile = writeConfig({
       mcpServers: [SERVERS.fixture, { name: 'secured', url: mcp.url }],

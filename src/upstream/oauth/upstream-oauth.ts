@@ -215,7 +215,19 @@ export class UpstreamOAuth {
     }
     // RFC 9207: an authorization server that names itself must be the one this sign-in used.
     const iss = query.get('iss');
-    const issuer = secret.discovery?.authorizationServerMetadata?.issuer;
+    const metadata = secret.discovery?.authorizationServerMetadata;
+    const issuer = metadata?.issuer;
+    // One that promises to name itself and does not: the answer may be another server's (mix-up).
+    const promisesIss =
+      metadata !== undefined &&
+      'authorization_response_iss_parameter_supported' in metadata &&
+      metadata.authorization_response_iss_parameter_supported === true;
+    if (iss === null && promisesIss) {
+      return fail(
+        400,
+        `the callback has no "iss", yet the authorization server ${issuer} says it sends one (authorization_response_iss_parameter_supported, RFC 9207); nothing changed, sign in again`,
+      );
+    }
     if (iss !== null && issuer !== undefined && iss !== issuer) {
       return fail(
         400,
