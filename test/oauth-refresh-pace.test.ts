@@ -61,8 +61,10 @@ describe('tokens that say they live 0 or 1 seconds', () => {
   });
 
   /** A gateway signed in to `secured` at an authorization server stating `expires_in`. */
-  async function signedIn(expiresIn: number) {
-    as = await startAuthorizationServer({ statedExpiresInSeconds: expiresIn });
+  async function signedIn(expiresIn: number, reallyLives = false) {
+    as = await startAuthorizationServer(
+      reallyLives ? { accessTokenTtlSeconds: expiresIn } : { statedExpiresInSeconds: expiresIn },
+    );
     mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUrl: as.jwksUrl });
     const configFile = writeConfig({ mcpServers: [{ name: 'secured', url: mcp.url }] });
     g = await startGateway(configFile);
@@ -88,6 +90,27 @@ describe('tokens that say they live 0 or 1 seconds', () => {
     // Before the floor: a refresh per call, and one scheduled at once after each (hundreds).
     expect(as.counts.token.refresh_token ?? 0).toBeLessThanOrEqual(2);
     expect((await stateOf(gateway)).state).toBe('ready');
+  });
+
+  it('tokens that really live 1 s: refreshed at most twice; a 401 meanwhile waits for the next refresh, saying so', async () => {
+    const { gateway, as } = await signedIn(1, true);
+    await until('connected once', async () =>
+      ['ready', 'needs_auth'].includes((await stateOf(gateway))?.state) &&
+      (as.counts.token.refresh_token ?? 0) > 0
+        ? true
+        : undefined,
+    );
+    // Once the token has expired, a call gets a 401 that no refresh may answer yet.
+    const secured = await until('a 401 waiting for the next refresh', async () => {
+      await whoami(gateway);
+      const s = await stateOf(gateway);
+      return s?.state === 'needs_auth' ? s : undefined;
+    });
+    expect(secured.last_error).toMatch(
+      /refused the access token \(401\) and the next refresh may be sent in \d+ s/,
+    );
+    for (let i = 0; i < CALLS; i++) await whoami(gateway);
+    expect(as.counts.token.refresh_token ?? 0).toBeLessThanOrEqual(2);
   });
 
   it('expires_in 0: the token is used once, then needs_auth with the reason; no refresh', async () => {
