@@ -219,8 +219,16 @@ export const OAUTH_CALLBACK_PATH = '/oauth/callback';
 export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
 /** An access token is refreshed this long before it expires (at most a fifth of its life). */
 export const OAUTH_REFRESH_LEAD_MS = 60_000;
-/** After a refresh that failed for a passing reason (network, 5xx), the next try. */
-export const OAUTH_REFRESH_RETRY_MS = 15_000;
+/**
+ * One server's token refreshes are at least this far apart (per instance), whatever the token's
+ * lifetime: an authorization server issuing `expires_in: 0` or 1 is not asked again at once.
+ * `oauth.refresh_min_interval_ms` changes it for one server (within the bounds below).
+ */
+export const OAUTH_REFRESH_MIN_INTERVAL_MS = 30_000;
+export const MIN_OAUTH_REFRESH_INTERVAL_MS = 1_000;
+export const MAX_OAUTH_REFRESH_INTERVAL_MS = 3_600_000;
+/** After failed refreshes (network, 5xx) the wait doubles from the interval, up to this. */
+export const OAUTH_REFRESH_BACKOFF_MAX_MS = 15 * 60_000;
 /**
  * How long a 2026-07-28 client may reuse codemux's tools/list (its `ttlMs`, with `cacheScope:
  * "private"`: the list depends on the caller's token). A change is announced at once to clients

@@ -162,6 +162,9 @@ function resolveOAuth(
     ...(oauth.client_secret === undefined ? {} : { clientSecret: oauth.client_secret }),
     ...(oauth.scopes === undefined ? {} : { scopes: oauth.scopes }),
     ...(oauth.redirect_uri === undefined ? {} : { redirectUri: oauth.redirect_uri }),
+    ...(oauth.refresh_min_interval_ms === undefined
+      ? {}
+      : { refreshMinIntervalMs: oauth.refresh_min_interval_ms }),
   };
 }
 

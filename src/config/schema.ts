@@ -21,6 +21,7 @@ import {
   MAX_MAX_REQUEST_BYTES,
   MAX_MAX_RESULT_BYTES,
   MAX_MEMORY_LIMIT_MB,
+  MAX_OAUTH_REFRESH_INTERVAL_MS,
   MAX_POLICY_GLOB_CHARS,
   MAX_POLICY_RULES,
   MAX_POOL_SIZE,
@@ -39,6 +40,7 @@ import {
   MIN_MAX_REQUEST_BYTES,
   MIN_MAX_RESULT_BYTES,
   MIN_MEMORY_LIMIT_MB,
+  MIN_OAUTH_REFRESH_INTERVAL_MS,
   MIN_POOL_SIZE,
   MIN_TIMEOUT_MS,
   POLICY_ACTIONS,
@@ -111,6 +113,10 @@ export const userServerSchema = z.object({
         redirect_uri: z
           .url({ error: 'must be an http(s) URL ending in /oauth/callback on this gateway' })
           .optional(),
+        refresh_min_interval_ms: intIn(
+          MIN_OAUTH_REFRESH_INTERVAL_MS,
+          MAX_OAUTH_REFRESH_INTERVAL_MS,
+        ).optional(),
       },
       {
         error:

@@ -41,6 +41,8 @@ export interface UpstreamOAuthConfig {
   scopes?: string[];
   /** Where the authorization server sends the browser back; default `http://<listen>/oauth/callback`. */
   redirectUri?: string;
+  /** Refreshes of this server's token at least this far apart; default OAUTH_REFRESH_MIN_INTERVAL_MS. */
+  refreshMinIntervalMs?: number;
 }
 
 /** The code_execution settings, all hot-reloadable except poolSize. */
