@@ -234,3 +234,25 @@ describe('TypeChecker: one queue per caller (issue 33, item 5)', () => {
     await heavy;
   });
 });
+
+describe('TypeChecker: JavaScript semantics (issue 33, item 12)', () => {
+  it('checks a program of no stated language as JavaScript unless it has TypeScript syntax', async () => {
+    checker = new TypeChecker(typecheckWorkerUrl());
+    const codes = async (source: string, flags: { javascript?: boolean; detect?: boolean }) =>
+      (
+        await checker!.check({
+          scopeKey: 'k',
+          scope: () => SCOPE,
+          source,
+          javascript: flags.javascript ?? false,
+          detectJavascript: flags.detect ?? false,
+        })
+      ).diagnostics.map((d) => d.code);
+    const plain = "const out = {};\nout.keys = 1;\nif (typeof leaked === 'undefined') out.x = 2;";
+    expect(await codes(plain, { detect: true })).toEqual([]);
+    expect(await codes(`${plain}\nleaked;`, { detect: true })).toEqual([2304]);
+    expect(await codes(`${plain}\nconst n: number = 1;`, { detect: true })).toEqual([2339, 2304, 2339]);
+    expect(await codes(plain, { javascript: true })).toEqual([]);
+    expect(await codes(plain, {})).toEqual([2339, 2304, 2339]);
+  });
+});
