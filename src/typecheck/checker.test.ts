@@ -251,7 +251,9 @@ describe('TypeChecker: JavaScript semantics (issue 33, item 12)', () => {
     const plain = "const out = {};\nout.keys = 1;\nif (typeof leaked === 'undefined') out.x = 2;";
     expect(await codes(plain, { detect: true })).toEqual([]);
     expect(await codes(`${plain}\nleaked;`, { detect: true })).toEqual([2304]);
-    expect(await codes(`${plain}\nconst n: number = 1;`, { detect: true })).toEqual([2339, 2304, 2339]);
+    expect(await codes(`${plain}\nconst n: number = 1;`, { detect: true })).toEqual([
+      2339, 2304, 2339,
+    ]);
     expect(await codes(plain, { javascript: true })).toEqual([]);
     expect(await codes(plain, {})).toEqual([2339, 2304, 2339]);
   });
