@@ -36,6 +36,12 @@ export const DEFAULT_MAX_HOST_CALLS = 10_000;
 export const TYPECHECK_MODES = ['off', 'warn', 'error'] as const;
 export type TypecheckMode = (typeof TYPECHECK_MODES)[number];
 export const DEFAULT_TYPECHECK_MODE: TypecheckMode = 'warn';
+/**
+ * `code_execution_typecheck_wait_ms`: under `error`, how long a check may wait behind other
+ * checks before it starts; past it the run fails with TYPE_ERROR (0: it never waits).
+ */
+export const DEFAULT_TYPECHECK_WAIT_MS = 5_000;
+export const MAX_TYPECHECK_WAIT_MS = 600_000;
 export const MIN_MAX_HOST_CALLS = 1;
 export const MAX_MAX_HOST_CALLS = 1_000_000;
 

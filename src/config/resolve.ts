@@ -30,6 +30,7 @@ import {
   DEFAULT_STARTUP_WAIT_MS,
   DEFAULT_TOOL_PINNING,
   DEFAULT_TYPECHECK_MODE,
+  DEFAULT_TYPECHECK_WAIT_MS,
   OAUTH_CALLBACK_PATH,
   UPSTREAM_CONNECT_TIMEOUT_MS,
 } from './defaults.ts';
@@ -296,6 +297,7 @@ function resolveKnown(
       maxResultBytes: user.code_execution_max_result_bytes ?? DEFAULT_MAX_RESULT_BYTES,
       maxHostCalls: user.code_execution_max_host_calls ?? DEFAULT_MAX_HOST_CALLS,
       typecheck: user.code_execution_typecheck ?? DEFAULT_TYPECHECK_MODE,
+      typecheckWaitMs: user.code_execution_typecheck_wait_ms ?? DEFAULT_TYPECHECK_WAIT_MS,
     },
     codeTools: {
       maxTimeoutMs: user.code_tools_max_timeout_ms ?? DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS,

@@ -30,6 +30,7 @@ import {
   MAX_SHUTDOWN_GRACE_MS,
   MAX_STARTUP_WAIT_MS,
   MAX_TIMEOUT_MS,
+  MAX_TYPECHECK_WAIT_MS,
   MIN_ACTIVITY_MAX_RECORDS,
   MIN_APPROVAL_TIMEOUT_MS,
   MIN_CONNECT_TIMEOUT_MS,
@@ -192,6 +193,7 @@ export const userConfigSchema = z.object({
       error: `must be one of ${TYPECHECK_MODES.map((m) => `"${m}"`).join(', ')}`,
     })
     .optional(),
+  code_execution_typecheck_wait_ms: intIn(0, MAX_TYPECHECK_WAIT_MS).optional(),
   code_tools_max_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   code_tools_max_memory_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
   connect_timeout_ms: intIn(MIN_CONNECT_TIMEOUT_MS, MAX_CONNECT_TIMEOUT_MS).optional(),

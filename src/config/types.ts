@@ -61,6 +61,8 @@ export interface CodeExecutionConfig {
   maxHostCalls: number;
   /** Whether TypeScript programs (and JavaScript ones starting with `// @ts-check`) are type-checked first. */
   typecheck: TypecheckMode;
+  /** Under `error`, how long a check may wait behind others to start; past it, TYPE_ERROR. */
+  typecheckWaitMs: number;
 }
 
 /** Caps of code tools' own limits (`code_tools_max_timeout_ms`, `code_tools_max_memory_mb`). */
