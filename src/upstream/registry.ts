@@ -88,6 +88,7 @@ export class UpstreamRegistry extends EventEmitter {
         this.options.maxMessageBytes,
         this.schedule,
         auth,
+        journal.secrets,
       ),
       limiter: new ConcurrencyLimiter(config.maxConcurrentRequests, config.queueSize),
       state: !config.enabled ? 'disabled' : config.quarantined ? 'quarantined' : 'idle',
@@ -102,6 +103,8 @@ export class UpstreamRegistry extends EventEmitter {
     entry.connection.onStderr = (line) =>
       this.logger.debug(`${config.name} stderr: ${journal.stderr(line)}`);
     if (auth) {
+      // Every access token sent is masked out of the server's error text (an echoed header).
+      auth.onBearer = (token) => journal.secrets.credentialSent(token);
       auth.onNeedsSignIn = (reason) => this.needsSignIn(entry, reason);
       auth.onSignedIn = () => this.signedIn(entry);
     }

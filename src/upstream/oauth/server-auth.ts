@@ -29,8 +29,13 @@ export function refreshDelay(expiresAt: number, lead: number, now: number): numb
   return Math.min(MAX_TIMER_MS, Math.max(0, expiresAt - lead - now));
 }
 
-function withBearer(init: RequestInit | undefined, token: string | undefined): RequestInit {
+function withBearer(
+  init: RequestInit | undefined,
+  token: string | undefined,
+  onBearer?: (token: string) => void,
+): RequestInit {
   if (token === undefined) return init ?? {};
+  onBearer?.(token);
   const headers = new Headers(init?.headers);
   headers.set('Authorization', `Bearer ${token}`);
   return { ...init, headers };
@@ -56,6 +61,7 @@ export class ServerAuth implements UpstreamAuth {
   needsSignIn: string | undefined;
   onNeedsSignIn?: (reason: string) => void;
   onSignedIn?: () => void;
+  onBearer?: (token: string) => void;
   /** From the last `Bearer` challenge: where the server's protected resource metadata is. */
   resourceMetadataUrl: URL | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -102,7 +108,7 @@ export class ServerAuth implements UpstreamAuth {
         token = (await this.refresh(undefined, SEND_MARGIN_MS)) ?? token;
       }
     }
-    const response = await fetch(url, withBearer(init, token));
+    const response = await fetch(url, withBearer(init, token, this.onBearer));
     if (response.status !== 401) return response;
     const challenge = response.headers.get('www-authenticate') ?? '';
     if (!/^\s*bearer\b/i.test(challenge)) return response;
@@ -117,7 +123,7 @@ export class ServerAuth implements UpstreamAuth {
     const refreshed = await this.refresh(token, 0);
     if (!refreshed) return response;
     await response.body?.cancel().catch(() => {});
-    const again = await fetch(url, withBearer(init, refreshed));
+    const again = await fetch(url, withBearer(init, refreshed, this.onBearer));
     if (again.status === 401) {
       const reason = 'the server refused a freshly refreshed token (401); sign in again';
       await this.vault.store
