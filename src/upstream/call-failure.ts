@@ -1,5 +1,6 @@
 /** @module How a call that threw becomes a CallOutcome (the registry's one place for it). */
 import { refusalOf } from './guarded-transport.ts';
+import { LINE_BOUND_REASON } from './line-deadline.ts';
 import type { SecretMask } from './secret-mask.ts';
 import type { CallOutcome } from './types.ts';
 
@@ -64,6 +65,14 @@ export function failedCall(error: unknown, context: FailedCallContext): CallOutc
   }
   if (!context.connected) {
     const why = secrets.excerpt(context.dropReason ?? said, UPSTREAM_ERROR_EXCERPT_BYTES);
+    // The server broke a bound on its own output (a line too long, stalled, endless): its error.
+    if (why.startsWith(LINE_BOUND_REASON)) {
+      return {
+        ok: false,
+        code: 'UPSTREAM_ERROR',
+        message: `${server}.${tool}: ${why}; server '${server}' is restarted for the next call`,
+      };
+    }
     return {
       ok: false,
       code: 'SERVER_UNAVAILABLE',

@@ -6,6 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { LineDeadline } from './line-deadline.ts';
 import { LineReader } from './line-reader.ts';
 import { endProcess, type StopSchedule } from './process-reaper.ts';
 import type { SdkModules } from './sdk-modules.ts';
@@ -30,6 +31,8 @@ export class StdioTransport implements Transport {
   private closed = false;
   private ending: Promise<void> | undefined;
   private readonly buffer: LineReader;
+  /** A line begun must go on and end (a wedged writer must not hold its calls until their timeout). */
+  private readonly deadline = new LineDeadline((reason) => this.lineFailed(new Error(reason)));
 
   constructor(
     private readonly params: StdioParams,
@@ -84,9 +87,7 @@ export class StdioTransport implements Transport {
         try {
           this.buffer.append(chunk);
         } catch (error) {
-          // One line over the message bound: the stream cannot be resynchronised.
-          this.onerror?.(error as Error);
-          this.disconnect((error as Error).message);
+          this.lineFailed(error as Error);
           return;
         }
         for (;;) {
@@ -99,6 +100,9 @@ export class StdioTransport implements Transport {
           }
           if (message === null) break;
           this.onmessage?.(message);
+        }
+        if (!this.closed) {
+          this.deadline.read(chunk.length, this.buffer.partialBytes, chunk.includes(0x0a));
         }
       });
       // A child that closes stdout can never answer again, even if it keeps running.
@@ -114,6 +118,13 @@ export class StdioTransport implements Transport {
     });
   }
 
+  /** A line over the message bound, stalled or endless: the stream cannot be resynchronised. */
+  private lineFailed(error: Error): void {
+    if (this.closed) return;
+    this.onerror?.(error);
+    this.disconnect(error.message);
+  }
+
   /** The child ended the conversation: report the close once and end the process. */
   private disconnect(reason: string): void {
     if (this.closed) return;
@@ -125,6 +136,7 @@ export class StdioTransport implements Transport {
   close(): Promise<void> {
     if (!this.closed) {
       this.closed = true;
+      this.deadline.stop();
       this.buffer.clear();
       this.onclose?.();
     }
