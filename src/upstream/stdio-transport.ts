@@ -4,12 +4,25 @@
  * server), and it ends the child's whole process group for sure (see process-reaper.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { LineDeadline } from './line-deadline.ts';
 import { LineReader } from './line-reader.ts';
 import { endProcess, type StopSchedule } from './process-reaper.ts';
 import type { SdkModules } from './sdk-modules.ts';
+
+/** How a start failure for a command that is not there begins (the registry adds the server's name). */
+export const COMMAND_NOT_FOUND = 'command not found';
+
+/** What a spawn error means to the person who configured `command`, instead of `spawn X ENOENT`. */
+function spawnFailure(error: NodeJS.ErrnoException, params: StdioParams): Error {
+  if (error.code === 'ENOENT' && fs.existsSync(params.cwd))
+    return new Error(`${COMMAND_NOT_FOUND}: ${params.command}`);
+  if (error.code === 'ENOENT') return new Error(`working directory not found: ${params.cwd}`);
+  if (error.code === 'EACCES') return new Error(`command not executable: ${params.command}`);
+  return error;
+}
 
 /** After the child exits, how long its last stdout bytes may take to arrive. */
 const EXIT_DRAIN_MS = 100;
@@ -69,7 +82,8 @@ export class StdioTransport implements Transport {
         detached: true,
       });
       this.child = child;
-      child.on('error', (error) => {
+      child.on('error', (raw) => {
+        const error = spawnFailure(raw, this.params);
         reject(error);
         this.onerror?.(error);
         this.disconnect(`the process failed: ${error.message}`);
