@@ -161,6 +161,14 @@ export const MIN_UPSTREAM_MESSAGE_BYTES = 16 * 1_048_576;
 /** Room around a result in its JSON-RPC message (`{"jsonrpc","id","result"}`, escapes as sent). */
 export const UPSTREAM_MESSAGE_HEADROOM_BYTES = 1_048_576;
 /**
+ * A stdio server's line (one message) once begun must go on: no byte for this long before its
+ * newline, and the server is taken as wedged mid-message (the stream cannot be resynchronised):
+ * the calls waiting on it fail with UPSTREAM_ERROR and the server is restarted.
+ */
+export const UPSTREAM_LINE_STALL_MS = 1_000;
+/** ...and end within this long of its first byte, however it trickles (17 MiB takes well under a second). */
+export const UPSTREAM_LINE_MAX_MS = 10_000;
+/**
  * call_tools: the results of one batch enter the guest as one JSON text, which takes several
  * times its size while it is decoded; together they may use this share of the sandbox's memory
  * (or one code_execution_max_result_bytes, when larger).

@@ -37,8 +37,13 @@ export function issuedExpired(tokens: StoredTokens): boolean {
   return typeof tokens.expires_in === 'number' && tokens.expires_in <= 0;
 }
 
-function withBearer(init: RequestInit | undefined, token: string | undefined): RequestInit {
+function withBearer(
+  init: RequestInit | undefined,
+  token: string | undefined,
+  onBearer?: (token: string) => void,
+): RequestInit {
   if (token === undefined) return init ?? {};
+  onBearer?.(token);
   const headers = new Headers(init?.headers);
   headers.set('Authorization', `Bearer ${token}`);
   return { ...init, headers };
@@ -64,6 +69,7 @@ export class ServerAuth implements UpstreamAuth {
   needsSignIn: string | undefined;
   onNeedsSignIn?: (reason: string) => void;
   onSignedIn?: () => void;
+  onBearer?: (token: string) => void;
   /** From the last `Bearer` challenge: where the server's protected resource metadata is. */
   resourceMetadataUrl: URL | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -107,7 +113,7 @@ export class ServerAuth implements UpstreamAuth {
     const current = await this.vault.tokens(this.name, this.url);
     let tokens = 'tokens' in current ? current.tokens : undefined;
     if (tokens && issuedExpired(tokens)) {
-      const response = await fetch(url, withBearer(init, tokens.access_token));
+      const response = await fetch(url, withBearer(init, tokens.access_token, this.onBearer));
       await this.spent(tokens);
       return response;
     }
@@ -118,7 +124,7 @@ export class ServerAuth implements UpstreamAuth {
       }
     }
     const token = tokens?.access_token;
-    const response = await fetch(url, withBearer(init, token));
+    const response = await fetch(url, withBearer(init, token, this.onBearer));
     if (tokens && issuedExpired(tokens)) await this.spent(tokens);
     if (response.status !== 401) return response;
     const challenge = response.headers.get('www-authenticate') ?? '';
@@ -139,7 +145,7 @@ export class ServerAuth implements UpstreamAuth {
     if (!fresh) return response;
     const refreshed = fresh.access_token;
     await response.body?.cancel().catch(() => {});
-    const again = await fetch(url, withBearer(init, refreshed));
+    const again = await fetch(url, withBearer(init, refreshed, this.onBearer));
     if (issuedExpired(fresh)) {
       await this.spent(fresh);
       return again;
