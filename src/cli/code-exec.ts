@@ -9,7 +9,7 @@ import {
 } from '../config/index.ts';
 import { ConfigError } from '../errors/index.ts';
 import type { Envelope } from '../execution/index.ts';
-import { ADMIN, allowsEverything, createRuntime } from '../execution/index.ts';
+import { ADMIN, allowsEverything, channelRefusal, createRuntime } from '../execution/index.ts';
 import { preloadSdk } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { CLIENT_GRACE_MS, daemonRequest, findDaemon } from './daemon-client.ts';
@@ -161,6 +161,7 @@ async function run(flags: ExecFlags): Promise<number> {
     input: process.stdin,
     output: process.stderr,
     interactive: process.stdin.isTTY === true,
+    closed: () => channelRefusal('cli', runtime.config().toolPolicy.approvalChannels),
   });
   try {
     const result = await runtime.service.execute(args, ADMIN, { surface: 'cli', channel });

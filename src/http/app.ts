@@ -194,7 +194,10 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   app.route('/api/v1', toolRoutes(runtime));
   app.route('/api/v1', oauthRoutes(runtime));
   app.get(OAUTH_CALLBACK_PATH, oauthCallback(runtime));
-  app.route('/api/v1/approvals', approvalRoutes(runtime.approvals));
+  app.route(
+    '/api/v1/approvals',
+    approvalRoutes(runtime.approvals, () => runtime.config().toolPolicy.approvalChannels),
+  );
 
   app.get('/ui', (c) => c.redirect('/ui/', 301));
   app.route(

@@ -148,6 +148,7 @@ export class CallPolicy {
           code: facts.code ?? null,
           redactKeys: config.activity.redactKeys,
           timeoutMs: config.toolPolicy.approvalTimeoutMs,
+          maxPendingPerCaller: config.toolPolicy.maxPendingPerCaller,
         },
         this.endedSignal(),
         this.options.run.channel,
