@@ -103,6 +103,15 @@ it('shows a held call live and approves it: the execution gets the result', asyn
   expect(await textOf(row.getByLabel('Program'))()).toContain("call_tool('mut', 'wipe'");
   await shot();
 
+  // The navigation counts the pending approvals; its accessible name still starts with "Approvals".
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
+  expect(
+    await textOf(
+      page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Approvals' }),
+    )(),
+  ).toBe('Approvals (1)');
+
   await row.getByRole('button', { name: 'Approve' }).click();
   const answer = await exec;
   expect(answer.status).toBe(200);

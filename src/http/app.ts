@@ -206,6 +206,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       adminKey: auth.adminKey,
       isAgentToken: (secret) => auth.tokens.verify(secret) !== undefined,
       sessions: auth.sessions!,
+      pendingApprovals: () => runtime.approvals.pendingCount,
     }),
   );
   app.route('/api/v1/tokens', tokenRoutes(runtime, auth.tokens));
