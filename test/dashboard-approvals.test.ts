@@ -189,3 +189,22 @@ it("shows each tool's annotations and tool_policy's verdict on its server's page
   await shot('-server');
   expect(cspViolations).toEqual([]);
 }, 60_000);
+
+it('shows a held Playground run as waiting for its approval, with a link to Approvals', async () => {
+  await page.goto(`${gw.url}/ui/playground`);
+  await ready();
+  await page
+    .getByRole('textbox', { name: 'Code', exact: true })
+    .fill("call_tool('mut', 'wipe', { path: '/srv/playground' }).ok");
+  await page.getByRole('button', { name: 'Run' }).click();
+  const result = page.getByRole('region', { name: 'Result' });
+  await expect.poll(textOf(result), POLL).toContain('Waiting for approval');
+  const items = (await gw.rest('GET', '/api/v1/approvals?status=pending')).json.items;
+  const held = items.find((a: { args?: { path?: string } }) => a.args?.path === '/srv/playground');
+  expect(await textOf(result)()).toContain(`Waiting for approval ${held.id} of mut.wipe`);
+  expect(await result.getByRole('link', { name: 'Approvals' }).getAttribute('href')).toBe(
+    '/ui/approvals',
+  );
+  await gw.rest('POST', `/api/v1/approvals/${held.id}/approve`, {});
+  await expect.poll(textOf(result), POLL).toContain('true');
+}, 60_000);
