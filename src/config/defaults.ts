@@ -223,6 +223,13 @@ export const MAX_POLICY_RULES = 1_000;
 export const MAX_POLICY_GLOB_CHARS = 200;
 /** Approvals pending at once on one gateway; the next `ask` call is refused (QUEUE_FULL). */
 export const MAX_PENDING_APPROVALS = 100;
+/** `tool_policy.approval_channels`: where a held call may be decided (default: all four). */
+export const APPROVAL_CHANNELS = ['elicitation', 'rest', 'dashboard', 'cli'] as const;
+export type ApprovalChannel = (typeof APPROVAL_CHANNELS)[number];
+/** `tool_policy.max_pending_per_caller`: one caller's pending approvals at once (the rest see QUEUE_FULL). */
+export const DEFAULT_MAX_PENDING_PER_CALLER = 20;
+export const MIN_MAX_PENDING_PER_CALLER = 1;
+export const MAX_MAX_PENDING_PER_CALLER = MAX_PENDING_APPROVALS;
 /** While a call waits for a decision, a progress notification this often (when the request has a progressToken). */
 export const APPROVAL_PROGRESS_INTERVAL_MS = 5_000;
 /** Decided and expired approvals kept in the store this long. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../errors/index.ts';
 import {
+  APPROVAL_CHANNELS,
   CODE_MODE_DEFAULTS,
   DEFAULT_ACTIVITY_MAX_RECORDS,
   DEFAULT_ACTIVITY_REDACT_KEYS,
@@ -19,6 +20,7 @@ import {
   DEFAULT_MAX_MCP_SESSIONS,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_PARALLEL,
+  DEFAULT_MAX_PENDING_PER_CALLER,
   DEFAULT_MAX_REQUEST_BYTES,
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MAX_TOOL_CALLS,
@@ -329,6 +331,9 @@ function resolveKnown(
         action: r.action,
       })),
       approvalTimeoutMs: user.tool_policy?.approval_timeout_ms ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+      approvalChannels: [...new Set(user.tool_policy?.approval_channels ?? APPROVAL_CHANNELS)],
+      maxPendingPerCaller:
+        user.tool_policy?.max_pending_per_caller ?? DEFAULT_MAX_PENDING_PER_CALLER,
     },
     startupWaitMs: user.startup_wait_ms ?? DEFAULT_STARTUP_WAIT_MS,
     activity: {

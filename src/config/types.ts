@@ -1,5 +1,5 @@
 /** @module The resolved config: every field present, every default applied. */
-import type { PolicyAction, ToolPinning, TypecheckMode } from './defaults.ts';
+import type { ApprovalChannel, PolicyAction, ToolPinning, TypecheckMode } from './defaults.ts';
 
 export type UpstreamProtocol = 'stdio' | 'http' | 'sse';
 
@@ -94,6 +94,10 @@ export interface ToolPolicy {
   destructive: PolicyAction;
   rules: PolicyRule[];
   approvalTimeoutMs: number;
+  /** Where a held call may be decided; a channel not listed cannot decide. */
+  approvalChannels: readonly ApprovalChannel[];
+  /** One caller's approvals pending at once; the next gets QUEUE_FULL. */
+  maxPendingPerCaller: number;
 }
 
 export interface ToolkitConfig {
