@@ -155,6 +155,32 @@ describe('codemux approvals through the running gateway', () => {
     expect((await cli('approvals', 'list', '--status', 'maybe')).code).toBe(2);
   }, 60_000);
 
+  it('code exec through the gateway says on stderr which approval it waits for and how to decide it', async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'code', 'exec', '--code', WIPE, '--config', configFile],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout.on('data', (d) => (stdout += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const approval = await pendingOne();
+    const deadline = Date.now() + 30_000;
+    while (!stderr.includes(approval.id) && Date.now() < deadline && child.exitCode === null)
+      await sleep(50);
+    expect(stderr).toContain(
+      `waiting for approval ${approval.id} of mut.wipe: run \`codemux approvals approve ${approval.id}\``,
+    );
+    expect(stderr).toContain('decide on the dashboard');
+    expect((await cli('approvals', 'approve', approval.id)).code).toBe(0);
+    expect(await exited).toBe(0);
+    expect(JSON.parse(stdout).ok).toBe(true);
+  }, 60_000);
+
   it('an unknown id exits 1 with the gateway message', async () => {
     const run = await cli('approvals', 'approve', 'nosuch');
     expect(run.code).toBe(1);

@@ -243,7 +243,10 @@ describe('tool policy: deny and ask over REST', () => {
 describe('approvals: expiry', () => {
   let g: RunningGateway;
   beforeAll(async () => {
-    g = await startGateway(policyConfig({ tool_policy: { approval_timeout_ms: 1000 } }));
+    // One caller (admin) may fill every slot here: the gateway-wide bound is under test.
+    g = await startGateway(
+      policyConfig({ tool_policy: { approval_timeout_ms: 1000, max_pending_per_caller: 100 } }),
+    );
     await waitUntilReady(g);
   }, 60_000);
   afterAll(async () => {
@@ -333,7 +336,7 @@ describe('approvals: expiry', () => {
     const raw = JSON.parse(fs.readFileSync(g.configFile, 'utf8'));
     fs.writeFileSync(
       g.configFile,
-      JSON.stringify({ ...raw, tool_policy: { default: 'deny', approval_timeout_ms: 1000 } }),
+      JSON.stringify({ ...raw, tool_policy: { ...raw.tool_policy, default: 'deny' } }),
     );
     const deadline = Date.now() + 20_000;
     let code: string | undefined;

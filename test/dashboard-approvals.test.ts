@@ -103,6 +103,15 @@ it('shows a held call live and approves it: the execution gets the result', asyn
   expect(await textOf(row.getByLabel('Program'))()).toContain("call_tool('mut', 'wipe'");
   await shot();
 
+  // The navigation counts the pending approvals; its accessible name still starts with "Approvals".
+  await page.reload();
+  await page.getByRole('heading', { level: 1, name: 'Approvals' }).waitFor();
+  expect(
+    await textOf(
+      page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Approvals' }),
+    )(),
+  ).toBe('Approvals (1)');
+
   await row.getByRole('button', { name: 'Approve' }).click();
   const answer = await exec;
   expect(answer.status).toBe(200);
@@ -199,4 +208,23 @@ it('names the argument keys an approval over 64 KiB leaves out and links the who
   expect(await whole.json()).toEqual({ big: 'z'.repeat(70000), path: '/srv/big' });
   await row.getByRole('button', { name: 'Deny' }).click();
   expect((await exec).json.value).toMatchObject({ ok: false });
+}, 60_000);
+
+it('shows a held Playground run as waiting for its approval, with a link to Approvals', async () => {
+  await page.goto(`${gw.url}/ui/playground`);
+  await ready();
+  await page
+    .getByRole('textbox', { name: 'Code', exact: true })
+    .fill("call_tool('mut', 'wipe', { path: '/srv/playground' }).ok");
+  await page.getByRole('button', { name: 'Run' }).click();
+  const result = page.getByRole('region', { name: 'Result' });
+  await expect.poll(textOf(result), POLL).toContain('Waiting for approval');
+  const items = (await gw.rest('GET', '/api/v1/approvals?status=pending')).json.items;
+  const held = items.find((a: { args?: { path?: string } }) => a.args?.path === '/srv/playground');
+  expect(await textOf(result)()).toContain(`Waiting for approval ${held.id} of mut.wipe`);
+  expect(await result.getByRole('link', { name: 'Approvals' }).getAttribute('href')).toBe(
+    '/ui/approvals',
+  );
+  await gw.rest('POST', `/api/v1/approvals/${held.id}/approve`, {});
+  await expect.poll(textOf(result), POLL).toContain('true');
 }, 60_000);

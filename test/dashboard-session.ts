@@ -2,11 +2,13 @@
 import {
   type Browser,
   type BrowserContext,
+  type BrowserContextOptions,
   chromium,
   type Locator,
   type Page,
 } from 'playwright-core';
 import type { RunningGateway } from './gateway.ts';
+import { chromiumPath } from './system-parts.ts';
 
 /** The text a locator shows now, as a function for `expect.poll`. */
 export const textOf = (locator: Locator) => async () => (await locator.textContent()) ?? '';
@@ -22,13 +24,16 @@ export interface DashboardSession {
   cspViolations: string[];
 }
 
-/** Launches Chromium, signs in to `gw`'s dashboard with the admin key, lands on Servers. */
-export async function openDashboard(gw: RunningGateway): Promise<DashboardSession> {
+/** Launches Chromium, signs in to `gw`'s dashboard with the admin key, lands on Servers (`contextOptions`: e.g. a timezoneId). */
+export async function openDashboard(
+  gw: RunningGateway,
+  contextOptions: BrowserContextOptions = {},
+): Promise<DashboardSession> {
   const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: chromiumPath(),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
   });
-  const context = await browser.newContext();
+  const context = await browser.newContext(contextOptions);
   const page = await context.newPage();
   page.setDefaultTimeout(UI_TIMEOUT_MS);
   const cspViolations: string[] = [];

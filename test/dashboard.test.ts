@@ -16,11 +16,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from './gateway.ts';
 import { SERVERS, writeConfig } from './helpers.ts';
-import { DOC_IMAGES } from './screenshots.ts';
+import { docImage } from './screenshots.ts';
+import { chromiumPath } from './system-parts.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const LAUNCH = {
-  executablePath: CHROMIUM,
   args: [
     '--headless',
     '--no-sandbox',
@@ -68,16 +67,10 @@ let gw: RunningGateway;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
-let shots: string;
 const cspViolations: string[] = [];
 
 async function shot(name: string, target: Page = page): Promise<void> {
-  // caret: 'initial': hiding the caret injects a <style>, which our CSP rightly refuses.
-  await target.screenshot({
-    path: path.join(shots, `${name}.png`),
-    fullPage: true,
-    caret: 'initial',
-  });
+  await docImage(target, name);
 }
 
 /** Opens a dashboard path and waits for its client module to have loaded its data. */
@@ -134,11 +127,8 @@ beforeAll(async () => {
   fs.mkdirSync(scripts);
   fs.writeFileSync(path.join(scripts, 'hello.js'), 'return "hello";\n');
   gw = await startGateway(config);
-  browser = await chromium.launch(LAUNCH);
+  browser = await chromium.launch({ ...LAUNCH, executablePath: chromiumPath() });
   ({ context, page } = await freshPage(false));
-  // The pages' screenshots are the docs' (docs/dashboard.md links them).
-  shots = DOC_IMAGES;
-  fs.mkdirSync(shots, { recursive: true });
 }, 60_000);
 
 afterAll(async () => {

@@ -7,14 +7,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ConfigFile } from '../src/config/config-file.ts';
 import { ROOT, runCli } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
 const EXAMPLES = path.join(ROOT, 'examples');
 
-function run(command: string, args: string[]): Promise<{ code: number | null; output: string }> {
+function run(
+  command: string,
+  args: string[],
+  cwd = ROOT,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -90,4 +95,30 @@ describe("the example config's memory server", () => {
       fs.rmSync(root, { recursive: true, force: true });
     }
   }, 90_000);
+});
+
+describe('the example config after the dashboard edited it', () => {
+  it('keeps the lint green', async () => {
+    // The project's lint config over a copy of the example, edited as the dashboard edits it.
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-lint-'));
+    try {
+      fs.copyFileSync(path.join(ROOT, 'biome.json'), path.join(root, 'biome.json'));
+      fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'), 'dir');
+      fs.mkdirSync(path.join(root, 'examples'));
+      const config = path.join(root, 'examples', 'mcp_config.json');
+      fs.copyFileSync(path.join(EXAMPLES, 'mcp_config.json'), config);
+      const file = new ConfigFile(config);
+      await file.add({ name: 'fetch', command: 'npx', args: ['-y', 'mcp-fetch'], env: { A: 'b' } });
+      await file.update('memory', { disabled_tools: ['read_graph'] });
+      expect(fs.readFileSync(config, 'utf8')).toContain('"read_graph"');
+      const lint = await run(
+        process.execPath,
+        [path.join(ROOT, 'node_modules', '@biomejs', 'biome', 'bin', 'biome'), 'check', '.'],
+        root,
+      );
+      expect(lint.code, lint.output).toBe(0);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

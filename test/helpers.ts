@@ -38,6 +38,25 @@ export const SERVERS = {
   },
 } as const;
 
+/**
+ * A copy of the clone's example as shipped (examples/mcp_config.json, examples/files/hello.txt)
+ * in a temp dir beside links to node_modules, bin and dist, so a test that runs the example
+ * writes its API key, activity and memory there, never into the clone's examples/.
+ */
+export function exampleCopy(): { root: string; config: string; remove(): void } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-example-'));
+  for (const link of ['node_modules', 'bin', 'dist'])
+    fs.symlinkSync(path.join(ROOT, link), path.join(root, link), 'dir');
+  fs.mkdirSync(path.join(root, 'examples', 'files'), { recursive: true });
+  for (const file of ['mcp_config.json', path.join('files', 'hello.txt')])
+    fs.copyFileSync(path.join(ROOT, 'examples', file), path.join(root, 'examples', file));
+  return {
+    root,
+    config: path.join(root, 'examples', 'mcp_config.json'),
+    remove: () => fs.rmSync(root, { recursive: true, force: true }),
+  };
+}
+
 /** Writes a config file in a fresh temp dir; returns its path. */
 export function writeConfig(config: Record<string, unknown>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-test-'));

@@ -61,7 +61,8 @@ beforeAll(async () => {
         database_url: databaseUrl,
         instance_id: id,
         code_execution_pool_size: 2,
-        mcpServers: [{ name: 'secured', url: mcp.url }],
+        // 4-second tokens need refreshes closer together than the default 30 s.
+        mcpServers: [{ name: 'secured', url: mcp.url, oauth: { refresh_min_interval_ms: 1000 } }],
       }),
     );
     gateways.push(await startGateway(file, { env }));

@@ -21,6 +21,8 @@ import { BIN, runCli, SERVERS, writeConfig } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
 const SIGN_IN = 'secured needs sign-in: run `codemux auth login secured`';
+/** The smallest `oauth.refresh_min_interval_ms`: lets 4-second tokens be refreshed in time. */
+const REFRESH_FLOOR_MS = 1000;
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
@@ -165,6 +167,20 @@ describe('upstream OAuth', () => {
     expect(JSON.stringify(await whoami(g))).toContain(as.accountId);
   });
 
+  it('refreshes once after a 401 and retries the request', async () => {
+    const configFile = writeConfig({ mcpServers: [{ name: 'secured', url: mcp.url }] });
+    const g = await start(configFile);
+    await waitForState(g, 'secured', 'needs_auth');
+    const started = await g.rest('POST', '/api/v1/servers/secured/auth/login', {});
+    expect((await signIn(g, started.json.authorization_url)).status).toBe(200);
+    await waitForState(g, 'secured', 'ready');
+    // Tokens of an hour: this is the gateway's first refresh, so nothing paces it.
+    const refreshes = as.counts.token.refresh_token ?? 0;
+    mcp.rejectNext(1);
+    expect(JSON.stringify(await whoami(g))).toContain(as.accountId);
+    expect((as.counts.token.refresh_token ?? 0) - refreshes).toBe(1);
+  });
+
   it('an error from the authorization server: login exits 1 naming it, the callback page says it', async () => {
     const configFile = writeConfig({ mcpServers: [{ name: 'secured', url: mcp.url }] });
     const g = await start(configFile);
@@ -196,6 +212,32 @@ describe('upstream OAuth', () => {
     expect(flow.json).toMatchObject({ status: 'failed' });
     expect(flow.json.error).toContain('https://mix-up.example.com');
     expect((await stateOf(g, 'secured')).state).toBe('needs_auth');
+  });
+
+  it('a callback without iss from an authorization server that promises one (RFC 9207) is refused; login exits 1 naming it', async () => {
+    const configFile = writeConfig({ mcpServers: [{ name: 'secured', url: mcp.url }] });
+    const g = await start(configFile);
+    await waitForState(g, 'secured', 'needs_auth');
+    const advertised: Json = await (
+      await fetch(`${as.issuer}/.well-known/openid-configuration`)
+    ).json();
+    expect(advertised.authorization_response_iss_parameter_supported).toBe(true);
+    const tokensAsked = as.counts.token.authorization_code ?? 0;
+    const login = startLogin(configFile);
+    const callback = new URL(await followAuthorization(await login.url, `${g.url}/oauth/callback`));
+    expect(callback.searchParams.get('iss')).toBe(as.issuer);
+    callback.searchParams.delete('iss');
+    const response = await fetch(callback);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('authorization_response_iss_parameter_supported');
+    expect(await login.exited).toBe(1);
+    expect(login.out().stderr).toContain('the callback has no "iss"');
+    expect(login.out().stderr).toContain('authorization_response_iss_parameter_supported');
+    // Nothing changed: the code was never exchanged, and the server still needs a sign-in.
+    expect(as.counts.token.authorization_code ?? 0).toBe(tokensAsked);
+    expect((await stateOf(g, 'secured')).state).toBe('needs_auth');
+    const status = (await g.rest('GET', '/api/v1/auth')).json.items[0];
+    expect(status).toMatchObject({ signed_in: false });
   });
 
   it('agent tokens get 403 on every auth route; a stdio server is refused by name', async () => {
@@ -243,10 +285,15 @@ describe('upstream OAuth tokens over time', () => {
   };
 
   beforeAll(async () => {
-    // Access tokens of 4 s: refreshed ahead of expiry (a fifth of their life before).
+    // Access tokens of 4 s: refreshed ahead of expiry (a fifth of their life before), which
+    // needs refreshes closer together than the default 30 s.
     as = await startAuthorizationServer({ accessTokenTtlSeconds: 4 });
     mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUrl: as.jwksUrl });
-    configFile = writeConfig({ mcpServers: [{ name: 'secured', url: mcp.url }] });
+    configFile = writeConfig({
+      mcpServers: [
+        { name: 'secured', url: mcp.url, oauth: { refresh_min_interval_ms: REFRESH_FLOOR_MS } },
+      ],
+    });
     g = await startGateway(configFile);
     await waitForState(g, 'secured', 'needs_auth');
     await signedIn();
@@ -266,14 +313,6 @@ describe('upstream OAuth tokens over time', () => {
     expect((as.counts.token.refresh_token ?? 0) - refreshes).toBeGreaterThanOrEqual(2);
     expect(new Set(mcp.acceptedTokens()).size).toBeGreaterThanOrEqual(3);
     expect((await stateOf(g, 'secured')).state).toBe('ready');
-  });
-
-  it('refreshes once after a 401 and retries the request', async () => {
-    const refreshes = as.counts.token.refresh_token ?? 0;
-    mcp.rejectNext(1);
-    const answer = await whoami(g);
-    expect(JSON.stringify(answer)).toContain(as.accountId);
-    expect((as.counts.token.refresh_token ?? 0) - refreshes).toBeGreaterThanOrEqual(1);
   });
 
   it('a restart with the same data dir keeps the sign-in and the registration', async () => {

@@ -1,7 +1,8 @@
 /**
  * @module Starts a throwaway PostgreSQL server (Debian's binaries) on a free loopback port for
  * tests: initdb and postgres run as the `postgres` user when the tests run as root (initdb
- * refuses root), in a temp dir removed afterwards. Missing binaries fail loudly: CI installs them.
+ * refuses root), in a temp dir removed afterwards. Missing binaries fail with one line saying how
+ * to install them (test/system-parts.ts): CI installs them.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort } from './http-servers.ts';
+import { postgresBinDir } from './system-parts.ts';
 
-const POSTGRES_ROOT = '/usr/lib/postgresql';
 const START_TIMEOUT_MS = 30_000;
 
 export interface RunningPostgres {
@@ -20,22 +21,6 @@ export interface RunningPostgres {
   /** Stops the server (every client is disconnected), waits `downMs`, starts it again on the same data and port. */
   restart(downMs?: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** The newest installed PostgreSQL's bin directory; throws (never skips) when there is none. */
-export function postgresBinDir(): string {
-  const versions = fs.existsSync(POSTGRES_ROOT)
-    ? fs
-        .readdirSync(POSTGRES_ROOT)
-        .filter((v) => fs.existsSync(path.join(POSTGRES_ROOT, v, 'bin', 'initdb')))
-        .sort((a, b) => Number(b) - Number(a))
-    : [];
-  if (versions.length === 0) {
-    throw new Error(
-      `PostgreSQL server binaries not found under ${POSTGRES_ROOT}: install them (apt-get install -y postgresql)`,
-    );
-  }
-  return path.join(POSTGRES_ROOT, versions[0]!, 'bin');
 }
 
 /** Spawn options that run a command as the postgres user when we are root. */

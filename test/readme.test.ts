@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userConfigSchema, userServerSchema } from '../src/config/schema.ts';
-import { BIN, ROOT } from './helpers.ts';
+import { BIN, exampleCopy, ROOT } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -25,6 +25,18 @@ function codeBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^```[a-z]*\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 }
 
+/** The README and each docs/*.md, as [name, text]. */
+function docsAndReadme(): Array<[string, string]> {
+  const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md'));
+  return [
+    ['README.md', README],
+    ...docs.map((f): [string, string] => [
+      `docs/${f}`,
+      fs.readFileSync(path.join(ROOT, 'docs', f), 'utf8'),
+    ]),
+  ];
+}
+
 /** Splits a one-line shell command into words (single quotes only, as the README writes them). */
 function shellWords(line: string): string[] {
   return [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
@@ -35,7 +47,7 @@ function run(
   args: string[],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: example.root, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -52,16 +64,18 @@ function run(
 let port = 0;
 let gateway: ChildProcess | undefined;
 let banner = '';
+// The example as shipped, run in a copy: its API key and activity never land in the clone.
+const example = exampleCopy();
 
 beforeAll(async () => {
-  // `npm start` on a free port: the example config as shipped, from the repository root.
+  // `npm start` on a free port: the example config as shipped, from the copy's root.
   port = await freePort();
   const env = { ...process.env };
   delete env.CODEMUX_API_KEY;
   gateway = spawn(
     process.execPath,
     [BIN, 'serve', '--config', 'examples/mcp_config.json', '--listen', `127.0.0.1:${port}`],
-    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: example.root, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stderr = '';
   gateway.stdout!.on('data', (d) => (banner += d));
@@ -77,10 +91,12 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (!gateway || gateway.exitCode !== null) return;
-  const exited = new Promise((resolve) => gateway!.once('exit', resolve));
-  gateway.kill('SIGTERM');
-  await exited;
+  if (gateway && gateway.exitCode === null) {
+    const exited = new Promise((resolve) => gateway!.once('exit', resolve));
+    gateway.kill('SIGTERM');
+    await exited;
+  }
+  example.remove();
 });
 
 describe('the README against reality', () => {
@@ -90,7 +106,7 @@ describe('the README against reality', () => {
     const normalize = (text: string) =>
       text
         .replaceAll(`127.0.0.1:${port}`, '127.0.0.1:8080')
-        .replaceAll(ROOT, '/path/to/codemux')
+        .replaceAll(example.root, '/path/to/codemux')
         .split('\n')
         .filter((l) => l.trim() !== '');
     const real = normalize(banner);
@@ -167,6 +183,37 @@ describe('the README against reality', () => {
       'execute',
     ]);
   }, 120_000);
+
+  it('prints codemux commands as node bin/codemux.js, never npx codemux (npx installs the clone first)', () => {
+    // npm 10+ runs `npx codemux` inside this package by installing the clone into its cache
+    // (running `prepare`, a full build): many silent seconds on a fresh clone.
+    const invocations: string[] = [];
+    for (const [file, text] of docsAndReadme()) {
+      const code = [
+        ...codeBlocks(text).flatMap((b) => b.split('\n')),
+        ...[...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]!),
+      ];
+      for (const line of code)
+        if (/^\s*(npx|npm exec|npm x)( --?[a-z-]+)* codemux\s+\S/.test(line))
+          invocations.push(`${file}: ${line.trim()}`);
+    }
+    expect(invocations).toEqual([]);
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    expect(pkg.bin).toEqual({ codemux: 'bin/codemux.js' });
+  });
+
+  it('prints only node bin/codemux.js commands that exist', async () => {
+    const commands = new Set<string>();
+    for (const block of codeBlocks(README))
+      for (const m of block.matchAll(/^node bin\/codemux\.js((?: [a-z][a-z-]*)+)/gm))
+        commands.add(m[1]!.trim());
+    expect(commands.size).toBeGreaterThan(5);
+    for (const command of commands) {
+      const help = await run(process.execPath, [BIN, ...command.split(' '), '--help']);
+      expect(help.code, `${command}: ${help.stderr}`).toBe(0);
+      expect(help.stdout, command).toMatch(/^Usage: codemux /);
+    }
+  }, 60_000);
 
   it('links only docs that exist, in the README and between docs', () => {
     const missing: string[] = [];

@@ -1,6 +1,7 @@
 /**
- * @module The dashboard's screenshots in docs/images/, taken by the test run so the docs show
- * the pages as they are (docs/dashboard.md links them).
+ * @module The dashboard's screenshots in docs/images/ (docs/dashboard.md links them), written
+ * only by `npm run screenshots` (CODEMUX_SCREENSHOTS=1): a plain test run leaves the tree as it
+ * found it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,14 +10,24 @@ import { ROOT } from './helpers.ts';
 
 export const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
 
-/** Writes docs/images/`name`.png of `page` at a fixed width (the whole page). */
-export async function docShot(page: Page, name: string): Promise<void> {
+/** True when the run was asked to write the docs' screenshots (`npm run screenshots`). */
+export const SCREENSHOTS = process.env.CODEMUX_SCREENSHOTS === '1';
+
+/** Writes docs/images/`name`.png of `page` (the whole page), when SCREENSHOTS. */
+export async function docImage(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
   fs.mkdirSync(DOC_IMAGES, { recursive: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
   // caret: 'initial': hiding the caret injects a <style>, which the CSP rightly refuses.
   await page.screenshot({
     path: path.join(DOC_IMAGES, `${name}.png`),
     fullPage: true,
     caret: 'initial',
   });
+}
+
+/** Writes docs/images/`name`.png of `page` at a fixed width (the whole page), when SCREENSHOTS. */
+export async function docShot(page: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await docImage(page, name);
 }

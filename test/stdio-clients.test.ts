@@ -1,9 +1,8 @@
-import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, FIXTURE_SERVER, ROOT, writeConfig } from './helpers.ts';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { BIN, exampleCopy, FIXTURE_SERVER, writeConfig } from './helpers.ts';
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -31,7 +30,10 @@ async function description(client: Client): Promise<string> {
 
 describe('codemux stdio as desktop clients start it', () => {
   it('works from cwd / with the example config given by absolute path', async () => {
-    const client = await connect(path.join(ROOT, 'examples', 'mcp_config.json'));
+    // A copy of the example as shipped: what it writes (data/) stays out of the clone.
+    const example = exampleCopy();
+    onTestFinished(example.remove);
+    const client = await connect(example.config);
     // The first tools/list waited for the servers: their tools are listed.
     expect(await description(client)).toMatch(/- everything: .*echo/);
     const result = await client.callTool({

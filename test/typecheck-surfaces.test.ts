@@ -166,4 +166,11 @@ describe('type checks on every surface', () => {
     expect(out.stderr).toContain('code_execution_typecheck');
     expect(out.stderr).toContain('must be one of "off", "warn", "error"');
   });
+
+  it('a code_execution_typecheck_wait_ms out of range exits 2 naming the field (issue 33, item 5)', async () => {
+    const file = writeConfig({ mcpServers: [], code_execution_typecheck_wait_ms: 600_001 });
+    const out = await runCli(['serve', '--config', file], { timeoutMs: 15_000 });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain('code_execution_typecheck_wait_ms');
+  });
 });

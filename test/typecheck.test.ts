@@ -410,3 +410,92 @@ describe('a check that is slower than the program, under warn', () => {
     }
   });
 });
+
+describe('JavaScript-style programs in execute (issue 33, item 12)', () => {
+  it('are checked with JavaScript semantics: only real mistakes are reported', async () => {
+    const outcome = await runtime.execute.execute({
+      code: [
+        'const out = {};',
+        'out.keys = 1;',
+        "if (typeof leaked !== 'undefined') out.leaked = true;",
+        "const r = await tools.everything.ecko({ message: 'x' });",
+        'await tools.everything.echo({});',
+        'return out;',
+      ].join('\n'),
+    });
+    expect(outcome.result.status).toBe('completed');
+    expect(outcome.result.result).toEqual({ keys: 1 });
+    expect(outcome.result.diagnostics.map((d) => [d.line, d.code, d.message])).toEqual([
+      [4, 2339, 'unknown tool "ecko" on server "everything"; did you mean "echo"?'],
+      [5, 2345, expect.stringContaining("'message'")],
+    ]);
+  });
+
+  it('keeps TypeScript semantics for a program with TypeScript syntax', async () => {
+    const outcome = await runtime.execute.execute({
+      code: [
+        'const out: Record<string, unknown> = {};',
+        'const empty = {};',
+        'empty.keys = 1;',
+        "if (typeof leaked !== 'undefined') out.leaked = true;",
+        'return out;',
+      ].join('\n'),
+    });
+    expect(outcome.result.status).toBe('completed');
+    expect(outcome.result.diagnostics.map((d) => [d.line, d.code])).toEqual([
+      [3, 2339],
+      [4, 2304],
+    ]);
+  });
+});
+
+describe('a check that cannot start in time, under "error" (issue 33, item 5)', () => {
+  it('fails the run with TYPE_ERROR naming the wait and the setting; nothing runs', async () => {
+    const busy = createRuntime(
+      resolveConfig(
+        { mcpServers: [], code_execution_typecheck: 'error', code_execution_typecheck_wait_ms: 1 },
+        { baseDir: ROOT },
+      ),
+      silentLogger(),
+    );
+    await busy.start();
+    try {
+      // The worker's start-up does not count against the wait: the first program is checked.
+      const first = await busy.service.execute({
+        code: 'const n: number = 1;\nn',
+        language: 'typescript',
+      });
+      expect(first.envelope).toEqual({ ok: true, value: 1 });
+      // Another caller floods the checker with long checks (under warn, which does not wait).
+      const heavy = Array.from(
+        { length: 400 },
+        (_, i) => `const h${i}: Array<{ n: number }> = [1, 2, 3].map((n) => ({ n: n * ${i} }));`,
+      ).join('\n');
+      const flood = Array.from({ length: 3 }, () =>
+        busy.service.execute({
+          code: `${heavy}\n1`,
+          language: 'typescript',
+          options: { typecheck: 'warn' },
+        }),
+      );
+      for (let i = 0; i < 600 && !(busy.typecheck.running && busy.typecheck.waiting > 0); i++) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(busy.typecheck.running && busy.typecheck.waiting > 0).toBe(true);
+      const agent = { kind: 'agent' as const, name: 'b', servers: [] };
+      const late = await busy.service.execute(
+        { code: 'globalThis.ran = true;\n1', language: 'typescript' },
+        agent,
+      );
+      expect(late.envelope).toMatchObject({ ok: false, error: { code: 'TYPE_ERROR' } });
+      if (late.envelope.ok) return;
+      expect(late.envelope.error.message).toContain(
+        'could not be type-checked (it could not start within 1 ms (code_execution_typecheck_wait_ms)',
+      );
+      expect(late.toolCalls).toEqual([]);
+      for (const answer of await Promise.all(flood)) expect(answer.envelope.ok).toBe(true);
+    } finally {
+      await busy.stop();
+    }
+  });
+});

@@ -9,11 +9,12 @@ import {
 } from '../config/index.ts';
 import { ConfigError } from '../errors/index.ts';
 import type { Envelope } from '../execution/index.ts';
-import { ADMIN, allowsEverything, createRuntime } from '../execution/index.ts';
+import { ADMIN, allowsEverything, channelRefusal, createRuntime } from '../execution/index.ts';
 import { preloadSdk } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { CLIENT_GRACE_MS, daemonRequest, findDaemon } from './daemon-client.ts';
 import { EXIT_USAGE, exitCodeFor } from './exit-codes.ts';
+import { watchHeld } from './held-notice.ts';
 import { printConfigWarnings } from './load-config.ts';
 import { addConfigOption, addGatewayOptions, addLogOptions, type GatewayFlags } from './options.ts';
 import { printJson, printUsageError } from './output.ts';
@@ -124,10 +125,19 @@ async function run(flags: ExecFlags): Promise<number> {
       ? ((args.options as { timeout_ms?: number }).timeout_ms ?? config.codeExecution.timeoutMs) +
         CLIENT_GRACE_MS
       : HELD_CLIENT_WAIT_MS;
-    const { body } = await daemonRequest(daemon, 'POST', '/api/v1/code/exec', {
-      body: args,
-      timeoutMs,
-    });
+    // A call held for approval is named on stderr with how to decide it (never a silent wait).
+    const stopWatching = allowsEverything(config.toolPolicy)
+      ? () => {}
+      : watchHeld(daemon, process.stderr);
+    let body: Record<string, unknown>;
+    try {
+      ({ body } = await daemonRequest(daemon, 'POST', '/api/v1/code/exec', {
+        body: args,
+        timeoutMs,
+      }));
+    } finally {
+      stopWatching();
+    }
     const { request_id: _requestId, ...envelope } = body;
     await printJson(envelope);
     return exitCodeFor(envelope as unknown as Envelope);
@@ -161,6 +171,7 @@ async function run(flags: ExecFlags): Promise<number> {
     input: process.stdin,
     output: process.stderr,
     interactive: process.stdin.isTTY === true,
+    closed: () => channelRefusal('cli', runtime.config().toolPolicy.approvalChannels),
   });
   try {
     const result = await runtime.service.execute(args, ADMIN, { surface: 'cli', channel });

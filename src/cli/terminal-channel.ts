@@ -19,7 +19,13 @@ export interface TerminalOptions {
   output: NodeJS.WritableStream;
   /** True when a person can answer on `input` (stdin is a TTY). */
   interactive: boolean;
+  /** Why the terminal may not decide (tool_policy.approval_channels leaves out "cli"), read at each ask. */
+  closed?: () => string | undefined;
 }
+
+/** `decided_by` when tool_policy.approval_channels leaves out "cli": nobody can decide here. */
+export const CLI_CLOSED_DECIDER =
+  'code exec (tool_policy.approval_channels leaves out "cli": run it through `codemux serve` and decide through a channel it lists)';
 
 /** y or yes approves; anything else (an empty line, the end of input) denies. */
 export const decisionOf = (line: string | undefined): Decision =>
@@ -41,6 +47,11 @@ export class TerminalChannel implements CallerChannel {
     signal: AbortSignal,
   ): Promise<{ decision: Decision; by: string } | undefined> {
     const name = `${approval.server}.${approval.tool}`;
+    const closed = this.options.closed?.();
+    if (closed) {
+      this.say(`codemux: ${name} needs approval (${approval.reason}): denied; ${closed}\n`);
+      return Promise.resolve({ decision: 'deny', by: CLI_CLOSED_DECIDER });
+    }
     if (!this.options.interactive) {
       this.say(
         `codemux: ${name} needs approval (${approval.reason}) and stdin is not a terminal: denied\n`,

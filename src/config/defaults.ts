@@ -36,6 +36,12 @@ export const DEFAULT_MAX_HOST_CALLS = 10_000;
 export const TYPECHECK_MODES = ['off', 'warn', 'error'] as const;
 export type TypecheckMode = (typeof TYPECHECK_MODES)[number];
 export const DEFAULT_TYPECHECK_MODE: TypecheckMode = 'warn';
+/**
+ * `code_execution_typecheck_wait_ms`: under `error`, how long a check may wait behind other
+ * checks before it starts; past it the run fails with TYPE_ERROR (0: it never waits).
+ */
+export const DEFAULT_TYPECHECK_WAIT_MS = 5_000;
+export const MAX_TYPECHECK_WAIT_MS = 600_000;
 export const MIN_MAX_HOST_CALLS = 1;
 export const MAX_MAX_HOST_CALLS = 1_000_000;
 
@@ -155,6 +161,14 @@ export const MIN_UPSTREAM_MESSAGE_BYTES = 16 * 1_048_576;
 /** Room around a result in its JSON-RPC message (`{"jsonrpc","id","result"}`, escapes as sent). */
 export const UPSTREAM_MESSAGE_HEADROOM_BYTES = 1_048_576;
 /**
+ * A stdio server's line (one message) once begun must go on: no byte for this long before its
+ * newline, and the server is taken as wedged mid-message (the stream cannot be resynchronised):
+ * the calls waiting on it fail with UPSTREAM_ERROR and the server is restarted.
+ */
+export const UPSTREAM_LINE_STALL_MS = 1_000;
+/** ...and end within this long of its first byte, however it trickles (17 MiB takes well under a second). */
+export const UPSTREAM_LINE_MAX_MS = 10_000;
+/**
  * call_tools: the results of one batch enter the guest as one JSON text, which takes several
  * times its size while it is decoded; together they may use this share of the sandbox's memory
  * (or one code_execution_max_result_bytes, when larger).
@@ -209,6 +223,13 @@ export const MAX_POLICY_RULES = 1_000;
 export const MAX_POLICY_GLOB_CHARS = 200;
 /** Approvals pending at once on one gateway; the next `ask` call is refused (QUEUE_FULL). */
 export const MAX_PENDING_APPROVALS = 100;
+/** `tool_policy.approval_channels`: where a held call may be decided (default: all four). */
+export const APPROVAL_CHANNELS = ['elicitation', 'rest', 'dashboard', 'cli'] as const;
+export type ApprovalChannel = (typeof APPROVAL_CHANNELS)[number];
+/** `tool_policy.max_pending_per_caller`: one caller's pending approvals at once (the rest see QUEUE_FULL). */
+export const DEFAULT_MAX_PENDING_PER_CALLER = 20;
+export const MIN_MAX_PENDING_PER_CALLER = 1;
+export const MAX_MAX_PENDING_PER_CALLER = MAX_PENDING_APPROVALS;
 /** While a call waits for a decision, a progress notification this often (when the request has a progressToken). */
 export const APPROVAL_PROGRESS_INTERVAL_MS = 5_000;
 /** Decided and expired approvals kept in the store this long. */
@@ -219,8 +240,16 @@ export const OAUTH_CALLBACK_PATH = '/oauth/callback';
 export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
 /** An access token is refreshed this long before it expires (at most a fifth of its life). */
 export const OAUTH_REFRESH_LEAD_MS = 60_000;
-/** After a refresh that failed for a passing reason (network, 5xx), the next try. */
-export const OAUTH_REFRESH_RETRY_MS = 15_000;
+/**
+ * One server's token refreshes are at least this far apart (per instance), whatever the token's
+ * lifetime: an authorization server issuing `expires_in: 0` or 1 is not asked again at once.
+ * `oauth.refresh_min_interval_ms` changes it for one server (within the bounds below).
+ */
+export const OAUTH_REFRESH_MIN_INTERVAL_MS = 30_000;
+export const MIN_OAUTH_REFRESH_INTERVAL_MS = 1_000;
+export const MAX_OAUTH_REFRESH_INTERVAL_MS = 3_600_000;
+/** After failed refreshes (network, 5xx) the wait doubles from the interval, up to this. */
+export const OAUTH_REFRESH_BACKOFF_MAX_MS = 15 * 60_000;
 /**
  * How long a 2026-07-28 client may reuse codemux's tools/list (its `ttlMs`, with `cacheScope:
  * "private"`: the list depends on the caller's token). A change is announced at once to clients

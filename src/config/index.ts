@@ -9,6 +9,8 @@ export {
   shownEntry,
 } from './config-file.ts';
 export {
+  APPROVAL_CHANNELS,
+  type ApprovalChannel,
   POLICY_ACTIONS,
   type PolicyAction,
   TOOL_PINNING_MODES,

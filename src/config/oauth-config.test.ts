@@ -40,6 +40,15 @@ describe('a server\'s "oauth"', () => {
     expect(resolve({ oauth: {} }).servers[0]!.oauth).toEqual({});
   });
 
+  it('takes refresh_min_interval_ms within its bounds (the refresh floor, default 30 s)', () => {
+    expect(resolve({ oauth: { refresh_min_interval_ms: 1000 } }).servers[0]!.oauth).toEqual({
+      refreshMinIntervalMs: 1000,
+    });
+    expect(refusal({ oauth: { refresh_min_interval_ms: 0 } })).toContain(
+      '"mcpServers[0].oauth.refresh_min_interval_ms" must be an integer from 1000 to 3600000',
+    );
+  });
+
   it('refuses what cannot work, naming the field', () => {
     expect(refusal({ url: undefined, command: 'node', oauth: {} })).toContain(
       '"mcpServers[0].oauth" applies to http and sse servers only',

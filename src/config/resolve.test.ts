@@ -21,6 +21,7 @@ describe('resolveConfig', () => {
       maxResultBytes: 16777216,
       maxHostCalls: 10000,
       typecheck: 'warn',
+      typecheckWaitMs: 5000,
     });
     expect(config.shutdownGraceMs).toBe(5000);
     expect(config.databaseUrl).toBeUndefined();

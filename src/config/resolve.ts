@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../errors/index.ts';
 import {
+  APPROVAL_CHANNELS,
   CODE_MODE_DEFAULTS,
   DEFAULT_ACTIVITY_MAX_RECORDS,
   DEFAULT_ACTIVITY_REDACT_KEYS,
@@ -19,6 +20,7 @@ import {
   DEFAULT_MAX_MCP_SESSIONS,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_MAX_PARALLEL,
+  DEFAULT_MAX_PENDING_PER_CALLER,
   DEFAULT_MAX_REQUEST_BYTES,
   DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_MAX_TOOL_CALLS,
@@ -30,6 +32,7 @@ import {
   DEFAULT_STARTUP_WAIT_MS,
   DEFAULT_TOOL_PINNING,
   DEFAULT_TYPECHECK_MODE,
+  DEFAULT_TYPECHECK_WAIT_MS,
   OAUTH_CALLBACK_PATH,
   UPSTREAM_CONNECT_TIMEOUT_MS,
 } from './defaults.ts';
@@ -162,6 +165,9 @@ function resolveOAuth(
     ...(oauth.client_secret === undefined ? {} : { clientSecret: oauth.client_secret }),
     ...(oauth.scopes === undefined ? {} : { scopes: oauth.scopes }),
     ...(oauth.redirect_uri === undefined ? {} : { redirectUri: oauth.redirect_uri }),
+    ...(oauth.refresh_min_interval_ms === undefined
+      ? {}
+      : { refreshMinIntervalMs: oauth.refresh_min_interval_ms }),
   };
 }
 
@@ -293,6 +299,7 @@ function resolveKnown(
       maxResultBytes: user.code_execution_max_result_bytes ?? DEFAULT_MAX_RESULT_BYTES,
       maxHostCalls: user.code_execution_max_host_calls ?? DEFAULT_MAX_HOST_CALLS,
       typecheck: user.code_execution_typecheck ?? DEFAULT_TYPECHECK_MODE,
+      typecheckWaitMs: user.code_execution_typecheck_wait_ms ?? DEFAULT_TYPECHECK_WAIT_MS,
     },
     codeTools: {
       maxTimeoutMs: user.code_tools_max_timeout_ms ?? DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS,
@@ -324,6 +331,9 @@ function resolveKnown(
         action: r.action,
       })),
       approvalTimeoutMs: user.tool_policy?.approval_timeout_ms ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+      approvalChannels: [...new Set(user.tool_policy?.approval_channels ?? APPROVAL_CHANNELS)],
+      maxPendingPerCaller:
+        user.tool_policy?.max_pending_per_caller ?? DEFAULT_MAX_PENDING_PER_CALLER,
     },
     startupWaitMs: user.startup_wait_ms ?? DEFAULT_STARTUP_WAIT_MS,
     activity: {

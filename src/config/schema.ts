@@ -1,6 +1,7 @@
 /** @module The user config file's shape (all optional), validated with zod. */
 import { z } from 'zod';
 import {
+  APPROVAL_CHANNELS,
   DATABASE_URL_PATTERN,
   INSTANCE_ID_PATTERN,
   MAX_ACTIVITY_MAX_RECORDS,
@@ -18,9 +19,11 @@ import {
   MAX_MAX_MCP_SESSIONS,
   MAX_MAX_OUTPUT_BYTES,
   MAX_MAX_PARALLEL,
+  MAX_MAX_PENDING_PER_CALLER,
   MAX_MAX_REQUEST_BYTES,
   MAX_MAX_RESULT_BYTES,
   MAX_MEMORY_LIMIT_MB,
+  MAX_OAUTH_REFRESH_INTERVAL_MS,
   MAX_POLICY_GLOB_CHARS,
   MAX_POLICY_RULES,
   MAX_POOL_SIZE,
@@ -29,6 +32,7 @@ import {
   MAX_SHUTDOWN_GRACE_MS,
   MAX_STARTUP_WAIT_MS,
   MAX_TIMEOUT_MS,
+  MAX_TYPECHECK_WAIT_MS,
   MIN_ACTIVITY_MAX_RECORDS,
   MIN_APPROVAL_TIMEOUT_MS,
   MIN_CONNECT_TIMEOUT_MS,
@@ -36,9 +40,11 @@ import {
   MIN_MAX_MCP_SESSIONS,
   MIN_MAX_OUTPUT_BYTES,
   MIN_MAX_PARALLEL,
+  MIN_MAX_PENDING_PER_CALLER,
   MIN_MAX_REQUEST_BYTES,
   MIN_MAX_RESULT_BYTES,
   MIN_MEMORY_LIMIT_MB,
+  MIN_OAUTH_REFRESH_INTERVAL_MS,
   MIN_POOL_SIZE,
   MIN_TIMEOUT_MS,
   POLICY_ACTIONS,
@@ -111,6 +117,10 @@ export const userServerSchema = z.object({
         redirect_uri: z
           .url({ error: 'must be an http(s) URL ending in /oauth/callback on this gateway' })
           .optional(),
+        refresh_min_interval_ms: intIn(
+          MIN_OAUTH_REFRESH_INTERVAL_MS,
+          MAX_OAUTH_REFRESH_INTERVAL_MS,
+        ).optional(),
       },
       {
         error:
@@ -137,6 +147,9 @@ export const userServerSchema = z.object({
 });
 
 export type UserServerConfig = z.infer<typeof userServerSchema>;
+
+/** What a bad `tool_policy.approval_channels` is told. */
+const CHANNELS_ERROR = `must be an array of some of ${APPROVAL_CHANNELS.map((c) => `"${c}"`).join(', ')} (the default is all four)`;
 
 /** A `tool_policy` action. */
 const policyAction = z.enum(POLICY_ACTIONS, {
@@ -186,6 +199,7 @@ export const userConfigSchema = z.object({
       error: `must be one of ${TYPECHECK_MODES.map((m) => `"${m}"`).join(', ')}`,
     })
     .optional(),
+  code_execution_typecheck_wait_ms: intIn(0, MAX_TYPECHECK_WAIT_MS).optional(),
   code_tools_max_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   code_tools_max_memory_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
   connect_timeout_ms: intIn(MIN_CONNECT_TIMEOUT_MS, MAX_CONNECT_TIMEOUT_MS).optional(),
@@ -264,10 +278,17 @@ export const userConfigSchema = z.object({
           .max(MAX_POLICY_RULES, { error: `must hold at most ${MAX_POLICY_RULES} rules` })
           .optional(),
         approval_timeout_ms: intIn(MIN_APPROVAL_TIMEOUT_MS, MAX_APPROVAL_TIMEOUT_MS).optional(),
+        approval_channels: z
+          .array(z.enum(APPROVAL_CHANNELS, { error: CHANNELS_ERROR }), { error: CHANNELS_ERROR })
+          .optional(),
+        max_pending_per_caller: intIn(
+          MIN_MAX_PENDING_PER_CALLER,
+          MAX_MAX_PENDING_PER_CALLER,
+        ).optional(),
       },
       {
         error:
-          'must be an object with default, destructive, rules and approval_timeout_ms (all optional)',
+          'must be an object with default, destructive, rules, approval_timeout_ms, approval_channels and max_pending_per_caller (all optional)',
       },
     )
     .optional(),

@@ -1,5 +1,5 @@
 /** @module The resolved config: every field present, every default applied. */
-import type { PolicyAction, ToolPinning, TypecheckMode } from './defaults.ts';
+import type { ApprovalChannel, PolicyAction, ToolPinning, TypecheckMode } from './defaults.ts';
 
 export type UpstreamProtocol = 'stdio' | 'http' | 'sse';
 
@@ -41,6 +41,8 @@ export interface UpstreamOAuthConfig {
   scopes?: string[];
   /** Where the authorization server sends the browser back; default `http://<listen>/oauth/callback`. */
   redirectUri?: string;
+  /** Refreshes of this server's token at least this far apart; default OAUTH_REFRESH_MIN_INTERVAL_MS. */
+  refreshMinIntervalMs?: number;
 }
 
 /** The code_execution settings, all hot-reloadable except poolSize. */
@@ -59,6 +61,8 @@ export interface CodeExecutionConfig {
   maxHostCalls: number;
   /** Whether TypeScript programs (and JavaScript ones starting with `// @ts-check`) are type-checked first. */
   typecheck: TypecheckMode;
+  /** Under `error`, how long a check may wait behind others to start; past it, TYPE_ERROR. */
+  typecheckWaitMs: number;
 }
 
 /** Caps of code tools' own limits (`code_tools_max_timeout_ms`, `code_tools_max_memory_mb`). */
@@ -90,6 +94,10 @@ export interface ToolPolicy {
   destructive: PolicyAction;
   rules: PolicyRule[];
   approvalTimeoutMs: number;
+  /** Where a held call may be decided; a channel not listed cannot decide. */
+  approvalChannels: readonly ApprovalChannel[];
+  /** One caller's approvals pending at once; the next gets QUEUE_FULL. */
+  maxPendingPerCaller: number;
 }
 
 export interface ToolkitConfig {

@@ -62,6 +62,10 @@ export interface GateOptions {
 
 type Refusal = { code: string; message: string };
 
+/** How a run whose request was cancelled ends: at its next call, nothing more sent. */
+export const REQUEST_CANCELLED_MESSAGE =
+  'the request was cancelled (MCP notifications/cancelled, or its connection closed): the run was stopped and nothing more was sent';
+
 /** Refusals of tool_policy, recorded under their own codes in both dialects. */
 const POLICY_CODES = new Set(['POLICY_DENIED', 'APPROVAL_DENIED', 'APPROVAL_TIMEOUT']);
 
@@ -123,6 +127,12 @@ export class CallGate implements JobBridge {
 
   private fatal(): BridgeReply {
     return { fatal: { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage } };
+  }
+
+  /** The run's end when its request was cancelled; undefined while it may go on. */
+  private cancelled(): BridgeReply | undefined {
+    if (!this.options.policy?.requestCancelled) return undefined;
+    return { fatal: { code: 'EXECUTION_FAILED', message: REQUEST_CANCELLED_MESSAGE } };
   }
 
   /** allowed_servers, then quarantine; undefined when the call may go out. */
@@ -209,6 +219,8 @@ export class CallGate implements JobBridge {
       };
     }
     const request = shape.value;
+    const ended = this.cancelled();
+    if (ended) return ended;
     const started = performance.now();
     const verdict = this.judge(request);
     if (verdict === 'fatal') return this.fatal();
@@ -228,6 +240,12 @@ export class CallGate implements JobBridge {
     let facts: CallFacts | undefined;
     if (step && 'ask' in step) {
       const held = await this.options.policy!.hold(request, step.ask);
+      // Cancelled while held: the run ends here, the held call is never sent.
+      const cancelled = this.cancelled();
+      if (cancelled) {
+        if ('refusal' in held) this.refuse(dialect, held.refusal, started, finish);
+        return cancelled;
+      }
       if ('refusal' in held) return this.refuse(dialect, held.refusal, started, finish);
       facts = { approvalId: held.approvalId };
     }
@@ -272,6 +290,8 @@ export class CallGate implements JobBridge {
     // The limits hold on what was sent, whatever the guest's check saw.
     const shape = batchShape(batchJson);
     if (!shape.ok) return { envelope: syncFailure('INVALID_ARGS', shape.message) };
+    const ended = this.cancelled();
+    if (ended) return ended;
     const batch = shape.value;
     const started = performance.now();
     const slots: unknown[] = new Array(batch.requests.length);
@@ -316,6 +336,8 @@ export class CallGate implements JobBridge {
         const request = batch.requests[i]!;
         // An `ask` element waits for its decision in its lane; the others go on meanwhile.
         const held = ask ? await this.options.policy!.hold(request, ask) : undefined;
+        // Cancelled meanwhile: nothing more of the batch is sent (the run ends below).
+        if (this.options.policy?.requestCancelled) continue;
         if (held && 'refusal' in held) {
           const { code, message } = held.refusal;
           const outcome = { ok: false, code, message } as CallOutcome;
@@ -332,6 +354,8 @@ export class CallGate implements JobBridge {
       }
     };
     await Promise.all(Array.from({ length: Math.min(parallel, toSend.length) }, lane));
+    const cancelled = this.cancelled();
+    if (cancelled) return cancelled;
     // The batch as a whole is bounded too; results past the bound fail, in input order.
     const maxTotal = this.maxBatchBytes;
     let total = 0;

@@ -236,6 +236,10 @@ export class ExecuteService {
       mode: config.codeExecution.typecheck,
       allowedServers: run.allowedServers,
       dialect: 'execute',
+      caller: run.caller,
+      waitMs: config.codeExecution.typecheckWaitMs,
+      // Arion's programs do not say their language: JavaScript-style ones get JavaScript semantics.
+      detectJavascript: true,
     });
     const found = await refusingFindings(check);
     if (found) {
@@ -256,7 +260,13 @@ export class ExecuteService {
     check: ProgramCheck | undefined,
     run: ExecuteRun,
   ): Promise<ExecuteResult> {
-    const result = await this.runBody(body, run);
+    let result: ExecuteResult;
+    try {
+      result = await this.runBody(body, run);
+    } catch (error) {
+      check?.drop();
+      throw error;
+    }
     const found = (check?.mode === 'warn' && (await diagnosticsOf(check))) || [];
     if (found.length === 0) return result;
     return { ...result, diagnostics: [...result.diagnostics, ...typeDiagnostics(found)] };

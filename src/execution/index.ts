@@ -16,6 +16,7 @@ export {
   ExecuteService,
 } from './execute-service.ts';
 export { type Approvals, argsDigest, MAX_APPROVALS_LISTED } from './policy/approvals.ts';
+export { channelOpen, channelRefusal } from './policy/channels.ts';
 export {
   allowsEverything,
   annotatedDestructive,

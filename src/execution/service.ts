@@ -184,27 +184,34 @@ export class ExecutionService {
       mode: request.options.typecheck ?? settings.typecheck,
       allowedServers,
       dialect: 'code_execution',
+      caller,
+      waitMs: settings.typecheckWaitMs,
     });
     const refused = await refusingFindings(check);
     if (refused) return refusal(typeError(refused), started, refused.diagnostics);
-    return this.runSandbox({
-      started,
-      config,
-      code: prepared.code,
-      filename,
-      toOriginal: prepared.toOriginal,
-      syntaxError: prepared.syntaxError,
-      globalsJson,
-      inputFacts,
-      ...(check?.mode === 'warn' ? { typecheck: check } : {}),
-      timeoutMs: request.options.timeoutMs ?? settings.timeoutMs,
-      memoryLimitMb: settings.memoryLimitMb,
-      maxToolCalls: request.options.maxToolCalls ?? settings.maxToolCalls,
-      allowedServers,
-      caller,
-      facts,
-      options,
-    });
+    try {
+      return await this.runSandbox({
+        started,
+        config,
+        code: prepared.code,
+        filename,
+        toOriginal: prepared.toOriginal,
+        syntaxError: prepared.syntaxError,
+        globalsJson,
+        inputFacts,
+        ...(check?.mode === 'warn' ? { typecheck: check } : {}),
+        timeoutMs: request.options.timeoutMs ?? settings.timeoutMs,
+        memoryLimitMb: settings.memoryLimitMb,
+        maxToolCalls: request.options.maxToolCalls ?? settings.maxToolCalls,
+        allowedServers,
+        caller,
+        facts,
+        options,
+      });
+    } finally {
+      // Whatever path the answer took, a check still waiting for the worker is not wanted.
+      check?.drop();
+    }
   }
 
   /**

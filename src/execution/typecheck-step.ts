@@ -1,8 +1,11 @@
 /**
  * @module The type check before a run (DESIGN.md, "Type-checked programs"): which programs
- * are checked (TypeScript; JavaScript that starts with `// @ts-check`), against what (the
- * declarations of the caller's scope, from the catalog), and what a finding does: under
- * `warn` the run goes on and the answer lists the diagnostics; under `error` nothing runs.
+ * are checked (TypeScript; JavaScript that starts with `// @ts-check`; in `execute`, a program
+ * with no TypeScript syntax as JavaScript), against what (the declarations of the caller's
+ * scope, from the catalog), in whose queue (the caller's), and what a finding does: under
+ * `warn` the run goes on and the answer lists the diagnostics (a check still waiting when the
+ * answer goes is dropped); under `error` nothing runs, nor does a program whose check could
+ * not start within `code_execution_typecheck_wait_ms`.
  */
 import type { Catalog, DeclarationDialect } from '../catalog/index.ts';
 import type { TypecheckMode } from '../config/defaults.ts';
@@ -13,7 +16,8 @@ import {
   type TypeChecker,
   type TypeDiagnostic,
 } from '../typecheck/index.ts';
-import type { ErrorBody } from './types.ts';
+import { callerLabel } from './activity-entry.ts';
+import type { Caller, ErrorBody } from './types.ts';
 
 /** What the check needs from the service. */
 export interface TypecheckDeps {
@@ -29,6 +33,12 @@ export interface ProgramFacts {
   /** The servers the program may reach; undefined = every server. */
   allowedServers: ReadonlySet<string> | undefined;
   dialect: DeclarationDialect;
+  /** The check waits in this caller's queue. */
+  caller: Caller;
+  /** Under `error`: how long the check may wait to start (`code_execution_typecheck_wait_ms`). */
+  waitMs: number;
+  /** The language is not stated (`execute`): no TypeScript syntax means JavaScript semantics. */
+  detectJavascript?: boolean;
 }
 
 /** A check under way, and what its findings do. */
@@ -37,6 +47,8 @@ export interface ProgramCheck {
   result: Promise<CheckResult>;
   /** Under `warn`, how long the finished program's answer waits for it. */
   waitMs: number;
+  /** The answer went without it: a check still waiting is dropped (idempotent). */
+  drop: () => void;
 }
 
 /** A JavaScript program opts in with this as its first line. */
@@ -53,13 +65,24 @@ export function startTypecheck(deps: TypecheckDeps, facts: ProgramFacts): Progra
     return undefined;
   }
   const scope = deps.catalog.declarations(facts.allowedServers, facts.dialect);
+  const answered = new AbortController();
   const result = deps.typecheck.check({
     scopeKey: scope.key,
     scope: scope.source,
     source: facts.code,
     javascript: facts.language === 'javascript',
+    ...(facts.detectJavascript ? { detectJavascript: true } : {}),
+    caller: callerLabel(facts.caller),
+    // Under warn the program does not wait for its check; its answer waits warnWaitMs.
+    ...(facts.mode === 'error' ? { waitMs: facts.waitMs } : {}),
+    signal: answered.signal,
   });
-  return { mode: facts.mode, result, waitMs: deps.typecheck.warnWaitMs };
+  return {
+    mode: facts.mode,
+    result,
+    waitMs: deps.typecheck.warnWaitMs,
+    drop: () => answered.abort(),
+  };
 }
 
 /** Under `error`: the findings that refuse the program (undefined: it runs). */
@@ -101,5 +124,6 @@ export async function diagnosticsOf(
   });
   const { diagnostics } = await Promise.race([check.result, late]);
   clearTimeout(timer);
+  check.drop();
   return diagnostics.length > 0 ? diagnostics : undefined;
 }

@@ -194,7 +194,10 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   app.route('/api/v1', toolRoutes(runtime));
   app.route('/api/v1', oauthRoutes(runtime));
   app.get(OAUTH_CALLBACK_PATH, oauthCallback(runtime));
-  app.route('/api/v1/approvals', approvalRoutes(runtime.approvals));
+  app.route(
+    '/api/v1/approvals',
+    approvalRoutes(runtime.approvals, () => runtime.config().toolPolicy.approvalChannels),
+  );
 
   app.get('/ui', (c) => c.redirect('/ui/', 301));
   app.route(
@@ -203,6 +206,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       adminKey: auth.adminKey,
       isAgentToken: (secret) => auth.tokens.verify(secret) !== undefined,
       sessions: auth.sessions!,
+      pendingApprovals: () => runtime.approvals.pendingCount,
     }),
   );
   app.route('/api/v1/tokens', tokenRoutes(runtime, auth.tokens));

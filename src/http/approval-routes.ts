@@ -3,7 +3,8 @@
  * stream. An agent token gets 403 on every route: an agent can never decide its own calls.
  */
 import { type Context, Hono } from 'hono';
-import type { ApprovalDesk, Decision } from '../execution/index.ts';
+import type { ApprovalChannel } from '../config/index.ts';
+import { type ApprovalDesk, channelRefusal, type Decision } from '../execution/index.ts';
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../store/index.ts';
 import { sseFeed } from './sse-feed.ts';
 import type { GatewayEnv } from './types.ts';
@@ -14,10 +15,19 @@ function refuse(c: Ctx, status: 400 | 403 | 404 | 409 | 410 | 503, code: string,
   return c.json({ ok: false, error: { code, message }, request_id: c.get('requestId') }, status);
 }
 
+/**
+ * The channel a decision comes through: the dashboard (its session cookie), the CLI (which
+ * names itself; it holds the admin key like any REST client), else REST.
+ */
+function channelOf(c: Ctx): Exclude<ApprovalChannel, 'elicitation'> {
+  if (c.get('dashboard') === true) return 'dashboard';
+  return c.req.header('x-codemux-surface') === 'cli' ? 'cli' : 'rest';
+}
+
 /** Who decided, as the approval records it: the admin, and through which surface. */
 function decider(c: Ctx): string {
-  if (c.get('dashboard') === true) return 'admin via dashboard';
-  return c.req.header('x-codemux-surface') === 'cli' ? 'admin via cli' : 'admin';
+  const channel = channelOf(c);
+  return channel === 'rest' ? 'admin' : `admin via ${channel}`;
 }
 
 /** The optional body of a decision: `{args_sha256}` binds it to the arguments the decider saw. */
@@ -49,7 +59,14 @@ async function expectedDigest(
   return { ok: true, digest };
 }
 
-export function approvalRoutes(desk: ApprovalDesk): Hono<GatewayEnv> {
+/**
+ * The approvals routes over `desk`; `channels` reads tool_policy.approval_channels (hot-reloaded)
+ * at each decision.
+ */
+export function approvalRoutes(
+  desk: ApprovalDesk,
+  channels: () => readonly ApprovalChannel[],
+): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();
 
   api.use('*', async (c, next) => {
@@ -112,6 +129,8 @@ export function approvalRoutes(desk: ApprovalDesk): Hono<GatewayEnv> {
   });
 
   const decide = (decision: Decision) => async (c: Ctx) => {
+    const closed = channelRefusal(channelOf(c), channels());
+    if (closed) return refuse(c, 403, 'CHANNEL_DISABLED', closed);
     const expected = await expectedDigest(c);
     if (!expected.ok) return refuse(c, 400, 'INVALID_REQUEST', expected.message);
     let answer: Awaited<ReturnType<ApprovalDesk['decide']>>;

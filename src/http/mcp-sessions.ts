@@ -14,6 +14,7 @@ import type { Caller, Runtime } from '../execution/index.ts';
 import type { Dialect } from '../mcp/dialects.ts';
 import { createDialectServer, toAuthInfo } from '../mcp/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { cancelOnClose } from './cancel-on-close.ts';
 import { EventBudget } from './event-budget.ts';
 import { MemoryEventStore, SSE_RETRY_MS } from './event-store.ts';
 import { answersInJson, jsonAnswers } from './json-answers.ts';
@@ -260,6 +261,7 @@ export class McpSessions {
     } catch {
       return jsonRpcError(400, 'Parse error: Invalid JSON', -32700);
     }
+    cancelOnClose(request, body, transport);
     return answersInJson(body, request.headers.get('accept'), elicits)
       ? answerJson(request, { authInfo, parsedBody: body })
       : transport.handleRequest(request, { authInfo, parsedBody: body });

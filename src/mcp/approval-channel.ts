@@ -52,10 +52,19 @@ export type Elicit = (
   timeoutMs: number,
 ) => Promise<{ action: string; content?: Record<string, unknown> }>;
 
-/** Asks the client's user with `elicitation/create` (form mode): approve or deny. */
-export function elicitationChannel(elicit: Elicit, timeoutMs: () => number): CallerChannel {
+/**
+ * Asks the client's user with `elicitation/create` (form mode): approve or deny; never while
+ * `open` says tool_policy.approval_channels leaves out "elicitation" (the agent's own client
+ * must not approve its calls), then the call waits for the other channels.
+ */
+export function elicitationChannel(
+  elicit: Elicit,
+  timeoutMs: () => number,
+  open: () => boolean,
+): CallerChannel {
   return {
     ask: async (approval, signal) => {
+      if (!open()) return undefined;
       const answer = await elicit(
         { mode: 'form', message: elicitationMessage(approval), requestedSchema: DECISION_SCHEMA },
         signal,
@@ -79,6 +88,7 @@ export function mcpApprovalChannel(
   server: Server,
   extra: ToolsCallExtra,
   timeoutMs: () => number,
+  open: () => boolean,
 ): CallerChannel {
   const channel: CallerChannel = server.getClientCapabilities()?.elicitation
     ? elicitationChannel(
@@ -86,6 +96,7 @@ export function mcpApprovalChannel(
           // On the tool call's own stream; given up when another channel decides first.
           server.elicitInput(params, { relatedRequestId: extra.requestId, signal, timeout }),
         timeoutMs,
+        open,
       )
     : {};
   const progress = progressChannel(extra._meta?.progressToken, extra.sendNotification);

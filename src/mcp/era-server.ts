@@ -14,7 +14,7 @@ import {
   Server,
 } from '@modelcontextprotocol/server';
 import { TOOLS_LIST_TTL_MS } from '../config/defaults.ts';
-import type { CallerChannel, Runtime } from '../execution/index.ts';
+import { type CallerChannel, channelOpen, type Runtime } from '../execution/index.ts';
 import { elicitationChannel, progressChannel } from './approval-channel.ts';
 import { callerOf } from './caller.ts';
 import {
@@ -57,6 +57,7 @@ export function createEraServer(
     return { tools: listDialectTools(runtime, dialect, caller) as never };
   });
   const approvalTimeout = () => runtime.config().toolPolicy.approvalTimeoutMs;
+  const elicitationOpen = () => channelOpen(runtime.config(), 'elicitation');
   const call = async (params: ToolsCallParams, channel: CallerChannel, signal?: AbortSignal) => {
     try {
       return await callDialectTool(runtime, dialect, params, { caller, channel, signal });
@@ -77,7 +78,8 @@ export function createEraServer(
             CLIENT_CAPABILITIES_META_KEY
           ] as ClientCapabilities | undefined)
         : server.getClientCapabilities();
-    const elicits = capabilities?.elicitation !== undefined;
+    // A client is asked only while tool_policy.approval_channels lists "elicitation".
+    const elicits = capabilities?.elicitation !== undefined && elicitationOpen();
     const params = toolsCallParams(request.params);
     if (context.era === 'modern' && elicits) {
       // Asked with input_required: the program is held in place, the retry carries the answer.
@@ -96,6 +98,7 @@ export function createEraServer(
         ? elicitationChannel(
             (params, signal, timeout) => ctx.mcpReq.elicitInput(params, { signal, timeout }),
             approvalTimeout,
+            elicitationOpen,
           )
         : {}),
     };

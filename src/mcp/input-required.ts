@@ -13,7 +13,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { callerLabel } from '../execution/activity-entry.ts';
-import type { Caller, CallerChannel, Runtime } from '../execution/index.ts';
+import { type Caller, type CallerChannel, channelOpen, type Runtime } from '../execution/index.ts';
 import type { RunStanding } from '../execution/policy/held-runs.ts';
 import { canonicalJson } from '../util/canonical-json.ts';
 import { DECISION_SCHEMA, decisionOf, elicitationMessage } from './approval-channel.ts';
@@ -92,7 +92,8 @@ export async function callWithInputRequired(
     );
   }
   const response = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT);
-  if (response.kind === 'elicit') {
+  // Only while tool_policy.approval_channels lists "elicitation" (it may have changed since).
+  if (response.kind === 'elicit' && channelOpen(runtime.config(), 'elicitation')) {
     // The first decision wins on any instance; one already taken elsewhere stands.
     await runtime.approvals.decide(
       state.approval,

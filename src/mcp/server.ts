@@ -4,7 +4,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ADMIN, type Caller, type Runtime } from '../execution/index.ts';
+import { ADMIN, type Caller, channelOpen, type Runtime } from '../execution/index.ts';
 import { mcpApprovalChannel } from './approval-channel.ts';
 import { callerOf } from './caller.ts';
 import {
@@ -30,11 +30,12 @@ export function createDialectServer(
     tools: listDialectTools(runtime, dialect, callerOf(extra)),
   }));
   const approvalTimeout = () => runtime.config().toolPolicy.approvalTimeoutMs;
+  const elicitationOpen = () => channelOpen(runtime.config(), 'elicitation');
   onToolsCall(server, async (params, extra) => {
     try {
       return await callDialectTool(runtime, dialect, params, {
         caller: callerOf(extra),
-        channel: mcpApprovalChannel(server, extra, approvalTimeout),
+        channel: mcpApprovalChannel(server, extra, approvalTimeout, elicitationOpen),
         signal: extra.signal,
         closeSSEStream: extra.closeSSEStream,
       });

@@ -1,11 +1,13 @@
 /** @module The OAuth store's contract suite: every implementation (SQLite, PostgreSQL) runs it. */
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { OAuthFlow, OAuthStore } from './types.ts';
 
 export interface OpenedOAuth {
   oauth: OAuthStore;
-  /** Closes the store and removes what the test created. */
+  /** Another instance on the same database (closed by dispose): its writes are a barrier for change notices. */
+  twin(): Promise<OAuthStore>;
+  /** Closes the store (and any twin) and removes what the test created. */
   dispose(): Promise<void>;
 }
 
@@ -33,7 +35,19 @@ export const DISCOVERY = {
   authorization_server: { issuer: 'https://auth.example.com', name: 'Exämple ✓', pkce: [null, 1] },
 };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A promise and the function that settles it: tests order events by these, never by sleeping. */
+export function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+/** Resolves once the clock's ISO text has moved past `iso` (a later write's stamp is greater). */
+async function clockPast(iso: string): Promise<void> {
+  while (new Date().toISOString() <= iso) await new Promise((resolve) => setImmediate(resolve));
+}
 
 export function oauthStoreContract(label: string, open: () => Promise<OpenedOAuth>): void {
   describe(`OAuth store contract: ${label}`, () => {
@@ -81,7 +95,7 @@ export function oauthStoreContract(label: string, open: () => Promise<OpenedOAut
         discovery: DISCOVERY,
       });
       const first = await store.get('fs');
-      await sleep(5);
+      await clockPast(first!.updated_at);
       await store.put('fs', {
         tokens_sealed: 'v1.tokens',
         expires_at: '2026-12-03T11:00:00.000Z',
@@ -233,29 +247,41 @@ export function oauthStoreContract(label: string, open: () => Promise<OpenedOAut
     });
 
     it('runs one refresh of a server at a time, and other servers’ beside it', async () => {
+      // Ordered by gates, not by sleeps: fs1 holds the lock until gh1 has run start to end.
       const log: string[] = [];
-      const body = (name: string, ms: number) => async () => {
-        log.push(`${name} start`);
-        await sleep(ms);
-        log.push(`${name} end`);
-        return name;
-      };
-      const results = await Promise.all([
-        store.withRefreshLock('fs', body('fs1', 60)),
-        store.withRefreshLock('fs', body('fs2', 10)),
-        store.withRefreshLock('gh', body('gh1', 10)),
-      ]);
-      expect(results).toEqual(['fs1', 'fs2', 'gh1']);
-      expect(log.indexOf('fs2 start')).toBeGreaterThan(log.indexOf('fs1 end'));
-      expect(log.indexOf('gh1 end')).toBeLessThan(log.indexOf('fs1 end'));
+      const fs1Holding = gate();
+      const fs1Release = gate();
+      const fs1 = store.withRefreshLock('fs', async () => {
+        log.push('fs1 start');
+        fs1Holding.open();
+        await fs1Release.opened;
+        log.push('fs1 end');
+        return 'fs1';
+      });
+      const fs2 = store.withRefreshLock('fs', async () => {
+        log.push('fs2 start');
+        return 'fs2';
+      });
+      await fs1Holding.opened;
+      const gh1 = await store.withRefreshLock('gh', async () => {
+        log.push('gh1');
+        return 'gh1';
+      });
+      expect(gh1).toBe('gh1');
+      expect(log).toEqual(['fs1 start', 'gh1']);
+      fs1Release.open();
+      expect(await Promise.all([fs1, fs2])).toEqual(['fs1', 'fs2']);
+      expect(log).toEqual(['fs1 start', 'gh1', 'fs1 end', 'fs2 start']);
     });
 
     it('releases the refresh lock when the body throws', async () => {
+      const failNow = gate();
       const failing = store.withRefreshLock('fs', async () => {
-        await sleep(10);
+        await failNow.opened;
         throw new Error('the token endpoint answered 500');
       });
       const next = store.withRefreshLock('fs', async () => 'refreshed');
+      failNow.open();
       await expect(failing).rejects.toThrow('the token endpoint answered 500');
       expect(await next).toBe('refreshed');
       // A body that throws before its first await, too.
@@ -288,9 +314,13 @@ export function oauthStoreContract(label: string, open: () => Promise<OpenedOAut
       await store.claimFlow(oauthFlow({ id: 'f1' }).state_sha256, NOW);
       await store.finishFlow('f1', 'completed', null, NOW);
       await store.delete('fs');
-      await sleep(200);
+      // Notices arrive in commit order: once another instance's later write is heard, a notice
+      // of this instance's own writes would have been heard before it.
+      const twin = await opened.twin();
+      await twin.put('barrier', { server_url: 'https://barrier.example.com/mcp' });
+      await vi.waitFor(() => expect(heard).toContain('barrier'), { timeout: 10_000 });
       stop();
-      expect(heard).toEqual([]);
+      expect(heard).toEqual(['barrier']);
     });
   });
 }

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningPostgres, startPostgres } from '../../test/postgres.ts';
-import { oauthFlow, oauthStoreContract } from './oauth-store.contract.ts';
+import { gate, oauthFlow, oauthStoreContract } from './oauth-store.contract.ts';
 import { openPgStore, type PgStore } from './pg-store.ts';
 
 let server: RunningPostgres;
@@ -13,8 +14,20 @@ afterAll(async () => {
 });
 
 oauthStoreContract('PostgreSQL', async () => {
-  const store = await openPgStore(await server.database(`oauth${++databases}`));
-  return { oauth: store.oauth, dispose: () => store.close() };
+  const url = await server.database(`oauth${++databases}`);
+  const store = await openPgStore(url);
+  const twins: PgStore[] = [];
+  return {
+    oauth: store.oauth,
+    async twin() {
+      twins.push(await openPgStore(url));
+      return twins.at(-1)!.oauth;
+    },
+    async dispose() {
+      for (const twin of twins) await twin.close();
+      await store.close();
+    },
+  };
 });
 
 /** Polls `check` until it holds or `withinMs` passes. */
@@ -27,23 +40,31 @@ async function eventually(check: () => boolean, withinMs = 1_000): Promise<boole
   return check();
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const NOW = '2026-12-03T10:01:00.000Z';
 
-/** A promise and the function that settles it. */
-function gate(): { opened: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { opened, open };
+/** Resolves once some session waits for an advisory lock (the other instance is queued on it). */
+async function someoneWaitsForALock(url: string): Promise<void> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    const waiting = async () =>
+      (
+        await client.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+        )
+      ).rows[0]!.n;
+    await vi.waitFor(async () => expect(await waiting()).toBeGreaterThan(0), { timeout: 10_000 });
+  } finally {
+    await client.end();
+  }
 }
 
 describe('upstream OAuth across instances on one PostgreSQL database', () => {
   let one: PgStore;
   let two: PgStore;
+  let url: string;
   beforeAll(async () => {
-    const url = await server.database(`oauth${++databases}`);
+    url = await server.database(`oauth${++databases}`);
     one = await openPgStore(url);
     two = await openPgStore(url);
   });
@@ -129,7 +150,7 @@ describe('upstream OAuth across instances on one PostgreSQL database', () => {
     });
     // Another server's refresh is not held up.
     expect(await two.oauth.withRefreshLock('elsewhere', async () => 'free')).toBe('free');
-    await sleep(300);
+    await someoneWaitsForALock(url);
     expect(log).toEqual(['one start']);
     first.open();
     expect(await Promise.all([a, b])).toEqual(['one', 'two']);
@@ -150,7 +171,7 @@ describe('upstream OAuth across instances on one PostgreSQL database', () => {
       ran = true;
       return 'after';
     });
-    await sleep(100);
+    await someoneWaitsForALock(url);
     expect(ran).toBe(false);
     failing.open();
     await expect(a).rejects.toThrow('refresh refused');

@@ -8,9 +8,15 @@ import { openStore, type Store } from './open-store.ts';
 oauthStoreContract('SQLite', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-oauth-'));
   const store = openStore(dir);
+  const twins: Store[] = [];
   return {
     oauth: store.oauth,
+    async twin() {
+      twins.push(openStore(dir));
+      return twins.at(-1)!.oauth;
+    },
     async dispose() {
+      for (const twin of twins) await twin.close();
       await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
@@ -38,15 +44,21 @@ describe('SQLite shared by two processes (two connections to one file)', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let holding!: () => void;
+    const isHolding = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
     const first = one.oauth.withRefreshLock('gh', async () => {
       order.push('one in');
+      holding();
       await held;
       order.push('one out');
     });
-    await new Promise((r) => setTimeout(r, 20));
+    await isHolding;
     const second = two.oauth.withRefreshLock('gh', async () => {
       order.push('two in');
     });
+    // Two retries its lease every 50 ms; a few rounds of retrying must not let it in.
     await new Promise((r) => setTimeout(r, 200));
     expect(order).toEqual(['one in']);
     release();
@@ -69,8 +81,10 @@ describe('SQLite shared by two processes (two connections to one file)', () => {
     await vi.waitFor(() => expect(heard).toEqual(['gh']), { timeout: 5000 });
     await two.oauth.put('gh', { tokens_sealed: null, reason: 'signed out' });
     await vi.waitFor(() => expect(heard).toEqual(['gh', 'gh']), { timeout: 5000 });
-    await new Promise((r) => setTimeout(r, 1200));
-    expect(mine).toEqual([]);
+    // One's later write is a barrier: once two hears it, a notice of its own writes would have come.
+    await one.oauth.put('barrier', { server_url: 'https://barrier.example/mcp' });
+    await vi.waitFor(() => expect(mine).toContain('barrier'), { timeout: 5000 });
+    expect(mine).toEqual(['barrier']);
     stop();
     stopTwo();
   });

@@ -1,9 +1,12 @@
 /**
  * @module The type checker seen from the gateway: one worker thread with a warm TypeScript
- * language service, started on the first check, that takes checks one at a time from a
- * bounded queue. Each check is bounded in time (cancelled, then the worker terminated if it
- * does not stop) and the worker in memory (its heap limit); a check that cannot finish is
- * abandoned with a diagnostic that says why. Nothing here runs TypeScript on the event loop.
+ * language service, started on the first check, that takes checks one at a time from bounded
+ * queues, one per caller, served in turn (the caller served least recently goes next), so one
+ * caller's flood delays another's check by at most the check under way. Each check is bounded
+ * in time (cancelled, then the worker terminated if it does not stop) and the worker in memory
+ * (its heap limit); a check that cannot finish, cannot start within its wait, or whose answer
+ * was already sent is abandoned with a diagnostic that says why. Nothing here runs TypeScript
+ * on the event loop.
  */
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../util/logger.ts';
@@ -16,7 +19,7 @@ export interface TypeCheckerOptions {
   startupTimeoutMs: number;
   /** The worker's V8 heap limit. */
   heapMb: number;
-  /** Checks waiting beyond this many are abandoned at once. */
+  /** One caller's checks waiting beyond this many are abandoned at once (other callers' are not). */
   maxQueued: number;
   /**
    * Under `warn`, how long a finished program's answer waits for its check: the checker is
@@ -55,6 +58,21 @@ export interface CheckRequest {
   scope: () => ScopeInput;
   source: string;
   javascript: boolean;
+  /**
+   * When true (`execute`, whose programs do not say their language), a program with no
+   * TypeScript syntax is checked as JavaScript (as `checkJs` does).
+   */
+  detectJavascript?: boolean;
+  /** Whose check it is (`admin`, `token:<name>`): each caller has its own queue. Absent: one shared. */
+  caller?: string;
+  /**
+   * How long the check may wait behind other checks before it starts (under `error`,
+   * `code_execution_typecheck_wait_ms`); past it, it is abandoned. Absent: it waits its turn.
+   * Time the worker spends starting does not count (no other check delays it then).
+   */
+  waitMs?: number;
+  /** Aborted when the check's answer is no longer wanted: a check still waiting is dropped. */
+  signal?: AbortSignal;
 }
 
 export interface CheckResult {
@@ -73,6 +91,20 @@ interface Pending {
   sentScope?: boolean;
 }
 
+/** A check in a caller's queue, with the timer of its wait and what drops it. */
+interface Waiting extends Pending {
+  caller: string;
+  waitTimer?: NodeJS.Timeout;
+  /** Removes the abort listener (the check left the queue). */
+  unlisten?: () => void;
+}
+
+/** Callers remembered as served beyond their queues; one forgotten counts as served long ago. */
+const MAX_CALLERS_REMEMBERED = 256;
+
+/** Why a check whose answer was already sent (under `warn`) was dropped. */
+const ANSWERED = 'its answer was already sent';
+
 /** The diagnostic of a check that did not finish: at the program's start, code 0 (codemux's own). */
 export function abandonedResult(why: string): CheckResult {
   return {
@@ -85,7 +117,13 @@ export function abandonedResult(why: string): CheckResult {
 export class TypeChecker {
   private worker: Worker | undefined;
   private ready: Promise<boolean> | undefined;
-  private readonly queue: Pending[] = [];
+  /** Waiting checks per caller, oldest first; a caller with none has no entry. */
+  private readonly queues = new Map<string, Waiting[]>();
+  /** The serial of each caller's last check sent to the worker. */
+  private readonly lastServed = new Map<string, number>();
+  private servedSerial = 0;
+  /** The worker is up and taking checks (waits are timed only then). */
+  private warm = false;
   private current: (Pending & { timer: NodeJS.Timeout }) | undefined;
   private readonly scopesSent = new Set<string>();
   private nextId = 1;
@@ -99,15 +137,39 @@ export class TypeChecker {
   /** The diagnostics of one program; never throws (a check that cannot finish is abandoned). */
   check(request: CheckRequest): Promise<CheckResult> {
     if (this.stopped) return Promise.resolve(abandonedResult('the gateway is stopping'));
-    if (this.queue.length >= this.options.maxQueued) {
+    if (request.signal?.aborted) return Promise.resolve(abandonedResult(ANSWERED));
+    const caller = request.caller ?? '';
+    const queue = this.queues.get(caller) ?? [];
+    if (queue.length >= this.options.maxQueued) {
       return Promise.resolve(
-        abandonedResult(`the type checker is busy (${this.queue.length} checks waiting)`),
+        abandonedResult(`the type checker is busy (${queue.length} checks waiting)`),
       );
     }
     return new Promise((resolve) => {
-      this.queue.push({ id: this.nextId++, request, resolve });
+      const waiting: Waiting = { id: this.nextId++, request, resolve, caller };
+      queue.push(waiting);
+      this.queues.set(caller, queue);
+      const { signal } = request;
+      if (signal) {
+        const drop = () => this.drop(waiting, abandonedResult(ANSWERED));
+        signal.addEventListener('abort', drop, { once: true });
+        waiting.unlisten = () => signal.removeEventListener('abort', drop);
+      }
+      if (this.warm) this.armWait(waiting);
       void this.pump();
     });
+  }
+
+  /** A check is under way in the worker. */
+  get running(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** How many checks are waiting (not the one under way). */
+  get waiting(): number {
+    let n = 0;
+    for (const queue of this.queues.values()) n += queue.length;
+    return n;
   }
 
   /** Under `warn`, how long a finished program's answer waits for its check. */
@@ -117,8 +179,9 @@ export class TypeChecker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const pending of this.queue.splice(0)) {
-      pending.resolve(abandonedResult('the gateway is stopping'));
+    for (const queue of [...this.queues.values()]) {
+      for (const waiting of [...queue])
+        this.drop(waiting, abandonedResult('the gateway is stopping'));
     }
     this.finishCurrent(abandonedResult('the gateway is stopping'));
     await this.terminate();
@@ -146,6 +209,10 @@ export class TypeChecker {
       worker.on('message', (message: WorkerToHost) => {
         if (message.type === 'ready') {
           clearTimeout(timer);
+          this.warm = true;
+          for (const queue of this.queues.values()) {
+            for (const waiting of queue) this.armWait(waiting);
+          }
           resolve(true);
           return;
         }
@@ -160,6 +227,7 @@ export class TypeChecker {
         if (this.worker !== worker) return;
         this.worker = undefined;
         this.ready = undefined;
+        this.warm = false;
         this.finishCurrent(
           abandonedResult('the type checker stopped (out of memory, or the check took too long)'),
         );
@@ -170,15 +238,80 @@ export class TypeChecker {
   }
 
   private async pump(): Promise<void> {
-    if (this.current || this.queue.length === 0 || this.stopped) return;
+    if (this.current || this.queues.size === 0 || this.stopped) return;
     const started = await this.start();
-    if (this.current || this.queue.length === 0) return;
+    if (this.current || this.queues.size === 0) return;
+    const next = this.next()!;
+    this.leave(next);
     if (!started) {
-      const pending = this.queue.shift()!;
-      pending.resolve(abandonedResult('the type checker could not start'));
+      next.resolve(abandonedResult('the type checker could not start'));
       return void this.pump();
     }
-    this.send(this.queue.shift()!);
+    this.lastServed.delete(next.caller);
+    this.lastServed.set(next.caller, ++this.servedSerial);
+    this.forgetIdleCallers();
+    this.send(next);
+  }
+
+  /** The oldest check of the caller served least recently (a caller never served first; ties: first to queue). */
+  private next(): Waiting | undefined {
+    let best: Waiting[] | undefined;
+    let bestServed = Number.POSITIVE_INFINITY;
+    for (const [caller, queue] of this.queues) {
+      const served = this.lastServed.get(caller) ?? 0;
+      if (served < bestServed) {
+        best = queue;
+        bestServed = served;
+      }
+    }
+    return best?.[0];
+  }
+
+  /** Takes a check out of its caller's queue, its wait timer and abort listener with it. */
+  private leave(waiting: Waiting): void {
+    clearTimeout(waiting.waitTimer);
+    waiting.unlisten?.();
+    const queue = this.queues.get(waiting.caller);
+    const at = queue?.indexOf(waiting) ?? -1;
+    if (!queue || at === -1) return;
+    queue.splice(at, 1);
+    if (queue.length === 0) this.queues.delete(waiting.caller);
+  }
+
+  /** Abandons a check that is still waiting (one already sent finishes on its own). */
+  private drop(waiting: Waiting, result: CheckResult): void {
+    if (!this.queues.get(waiting.caller)?.includes(waiting)) return;
+    this.leave(waiting);
+    waiting.resolve(result);
+  }
+
+  /**
+   * Times a check's wait, from when the worker is up: past it the check is abandoned, saying
+   * how long it waited and behind how many checks. A wait that ends while the worker restarts
+   * is timed again once it is up.
+   */
+  private armWait(waiting: Waiting): void {
+    const ms = waiting.request.waitMs;
+    if (ms === undefined || waiting.waitTimer) return;
+    waiting.waitTimer = setTimeout(() => {
+      waiting.waitTimer = undefined;
+      if (!this.warm) return;
+      const ahead = this.waiting - 1 + (this.current ? 1 : 0);
+      this.drop(
+        waiting,
+        abandonedResult(
+          `it could not start within ${ms} ms (code_execution_typecheck_wait_ms): the type checker was busy with ${ahead} other ${ahead === 1 ? 'check' : 'checks'}`,
+        ),
+      );
+    }, ms);
+  }
+
+  /** Keeps the served-order memory bounded: callers with nothing waiting are forgotten first. */
+  private forgetIdleCallers(): void {
+    for (const caller of this.lastServed.keys()) {
+      if (this.lastServed.size <= MAX_CALLERS_REMEMBERED) return;
+      if (!this.queues.has(caller)) this.lastServed.delete(caller);
+    }
   }
 
   private send(pending: Pending): void {
@@ -192,6 +325,7 @@ export class TypeChecker {
         scopeKey: request.scopeKey,
         source: request.source,
         javascript: request.javascript,
+        ...(request.detectJavascript ? { detectJavascript: true } : {}),
         timeoutMs: this.options.timeoutMs,
         ...(withScope ? { scope: request.scope() } : {}),
       };
@@ -251,6 +385,7 @@ export class TypeChecker {
     const worker = this.worker;
     this.worker = undefined;
     this.ready = undefined;
+    this.warm = false;
     if (worker) await worker.terminate();
   }
 }

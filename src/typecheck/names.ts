@@ -20,7 +20,7 @@ type Role = { kind: 'server'; name: string } | { kind: 'tool'; server: string; n
 const NAME_CODES = new Set([2322, 2339, 2345, 2551, 2820]);
 
 /** The innermost node of `sf` that contains `pos`. */
-function nodeAt(t: TS, sf: ts.SourceFile, pos: number): ts.Node | undefined {
+export function nodeAt(t: TS, sf: ts.SourceFile, pos: number): ts.Node | undefined {
   let found: ts.Node | undefined;
   const visit = (node: ts.Node) => {
     if (pos < node.getStart(sf) || pos >= node.getEnd()) return;

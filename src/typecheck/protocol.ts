@@ -35,6 +35,8 @@ export interface CheckMessage {
   source: string;
   /** A JavaScript program (checked as JavaScript, with JSDoc types). */
   javascript: boolean;
+  /** A program of no stated language (`execute`): checked as JavaScript when it has no TypeScript syntax. */
+  detectJavascript?: boolean;
   /** How long the check may take, from when the worker takes it. */
   timeoutMs: number;
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import type tsModule from 'typescript';
 import { scopeDeclarations } from '../catalog/declarations.ts';
+import { legalInJavascript } from './javascript.ts';
 import { nameMessage, unknownBracketNames } from './names.ts';
 import type {
   CheckMessage,
@@ -154,11 +155,20 @@ class Checker {
     this.scopes.delete(message.scopeKey);
     this.scopes.set(message.scopeKey, scope);
     this.scope = scope;
-    this.programFile = message.javascript ? '/program.js' : '/program.ts';
+    this.programFile =
+      message.javascript || message.detectJavascript ? '/program.js' : '/program.ts';
     this.programText = WRAP_HEAD + message.source + WRAP_TAIL;
     this.programVersion++;
     this.deadline = performance.now() + message.timeoutMs;
     try {
+      // A program of no stated language is JavaScript when it parses as such: TypeScript
+      // syntax (a type annotation, `as`, an interface, generics...) is an error in a .js file.
+      if (
+        message.detectJavascript &&
+        this.service.getSyntacticDiagnostics(this.programFile).length > 0
+      ) {
+        this.programFile = '/program.ts';
+      }
       return this.diagnose(message.source);
     } catch (error) {
       if (error instanceof ts.OperationCanceledException) throw new CancelledCheck();
@@ -175,10 +185,12 @@ class Checker {
     }
     const sf = this.service.getProgram()!.getSourceFile(this.programFile)!;
     const scope = this.scope!;
+    const javascript = this.programFile.endsWith('.js');
     const found: Array<{ start: number; code: number; message: string }> = [];
     for (const d of this.service.getSemanticDiagnostics(this.programFile)) {
       if (d.category !== ts.DiagnosticCategory.Error || d.start === undefined) continue;
       if (WRAPPER_ONLY.has(d.code)) continue;
+      if (javascript && legalInJavascript(ts, sf, d)) continue;
       const text = ts.flattenDiagnosticMessageText(d.messageText, '\n');
       const named = nameMessage(ts, sf, d, text, scope);
       found.push({ start: named?.start ?? d.start, code: d.code, message: named?.message ?? text });

@@ -27,10 +27,24 @@ interface PageProps {
   /** The client module that drives this page, and its data (`data-*` on <main>). */
   page: string;
   data?: Record<string, string>;
+  /** Approvals pending when the page was made: the "Approvals" link shows them ("Approvals (2)"). */
+  pendingApprovals?: number;
   children?: Child;
 }
 
-export function Page({ title, assets, section, page, data = {}, children }: PageProps) {
+/** A link's text: the fixed name first (its accessible name starts with it), then a count. */
+const navLabel = (path: string, label: string, pending: number) =>
+  path === 'approvals' && pending > 0 ? `${label} (${pending})` : label;
+
+export function Page({
+  title,
+  assets,
+  section,
+  page,
+  data = {},
+  pendingApprovals = 0,
+  children,
+}: PageProps) {
   const dataAttributes = Object.fromEntries(
     Object.entries(data).map(([key, value]) => [`data-${key}`, value]),
   );
@@ -55,7 +69,7 @@ export function Page({ title, assets, section, page, data = {}, children }: Page
                 {NAV_LINKS.map(([path, label]) => (
                   <li>
                     <a href={`/ui/${path}`} aria-current={path === section ? 'page' : undefined}>
-                      {label}
+                      {navLabel(path, label, pendingApprovals)}
                     </a>
                   </li>
                 ))}

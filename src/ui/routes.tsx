@@ -27,6 +27,8 @@ export interface UiDeps {
   isAgentToken(secret: string): boolean;
   sessions: DashboardSessions;
   assets?: UiAssets;
+  /** Approvals pending on this gateway, shown on the navigation's "Approvals" link. */
+  pendingApprovals?: () => number;
 }
 
 const AGENT_REFUSED =
@@ -61,7 +63,14 @@ export function uiRoutes(deps: UiDeps): Hono {
     status: 200 | 401 | 403 = 200,
   ) =>
     c.html(
-      <Page title={title} assets={assets.urls} section={section} page={page} data={data}>
+      <Page
+        title={title}
+        assets={assets.urls}
+        section={section}
+        page={page}
+        data={data}
+        pendingApprovals={section === undefined ? 0 : (deps.pendingApprovals?.() ?? 0)}
+      >
         {body}
       </Page>,
       status,

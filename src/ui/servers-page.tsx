@@ -17,8 +17,19 @@ function ServerFormDialog() {
         <div data-for="stdio" class="stack">
           <label for="sf-command">Command</label>
           <input id="sf-command" name="command" placeholder="npx" />
-          <label for="sf-args">Arguments</label>
-          <textarea id="sf-args" name="args" class="mono" rows={3} placeholder="one per line" />
+          <label for="sf-args">Arguments, one per line</label>
+          <textarea
+            id="sf-args"
+            name="args"
+            class="mono"
+            rows={3}
+            placeholder={'-y\n@modelcontextprotocol/server-filesystem\n/tmp'}
+            aria-describedby="sf-args-hint"
+          />
+          <p id="sf-args-hint" class="hint">
+            Each line is one argument, passed as it is: a line is not split at spaces, and no shell
+            reads it (no quotes, no <code>$VAR</code>).
+          </p>
           <label for="sf-cwd">Working directory</label>
           <input id="sf-cwd" name="cwd" placeholder="empty: the config file's directory" />
           <label for="sf-env">Environment</label>

@@ -5,6 +5,7 @@
  * instead of stalling the event loop for a second.
  */
 import { ADMITTED, isIgnoredNotification } from './guarded-transport.ts';
+import { LINE_BOUND_REASON } from './line-deadline.ts';
 
 const NEWLINE = 0x0a;
 
@@ -28,13 +29,20 @@ export class LineReader {
     const maxBytes = this.maxBytes();
     if (this.length > maxBytes) {
       this.clear();
-      throw new Error(`a message from the server is longer than ${maxBytes} bytes`);
+      throw new Error(
+        `${LINE_BOUND_REASON} is longer than ${maxBytes} bytes (the upstream message bound)`,
+      );
     }
     this.chunks.push(chunk);
     if (chunk.includes(NEWLINE)) {
       this.pending = Buffer.concat([this.pending, ...this.chunks]);
       this.chunks = [];
     }
+  }
+
+  /** Bytes of a line not ended yet (0: every line read so far had its newline). */
+  get partialBytes(): number {
+    return this.length;
   }
 
   /** The next message the client should see, or null; throws for a line that is not one. */

@@ -4,9 +4,11 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import type { ConcurrencyLimiter } from './limiter.ts';
+import { maskedLogger } from './masked-logger.ts';
 import type { UpstreamAuth } from './oauth/types.ts';
 import type { StopSchedule } from './process-reaper.ts';
 import { SdkConnection } from './sdk-connection.ts';
+import { SecretMask } from './secret-mask.ts';
 import type { ServerJournal } from './server-journal.ts';
 import type {
   ClusterSlots,
@@ -44,10 +46,26 @@ export type ConnectionFactory = (
   maxMessageBytes?: () => number,
   schedule?: StopSchedule,
   auth?: UpstreamAuth,
+  /** The server's credentials, masked out of whatever the connection reports or logs. */
+  secrets?: SecretMask,
 ) => UpstreamConnection;
 
-export const sdkFactory: ConnectionFactory = (server, logger, maxMessageBytes, schedule, auth) =>
-  new SdkConnection(server, logger, maxMessageBytes, schedule, auth);
+export const sdkFactory: ConnectionFactory = (
+  server,
+  logger,
+  maxMessageBytes,
+  schedule,
+  auth,
+  secrets = new SecretMask().configure(server),
+) =>
+  new SdkConnection(
+    server,
+    maskedLogger(logger, secrets),
+    maxMessageBytes,
+    schedule,
+    auth,
+    secrets,
+  );
 
 export interface RegistryOptions {
   /** Live (the gateway): connect every enabled server at start and reconnect after drops. */

@@ -25,6 +25,7 @@ import {
 } from './registry-entry.ts';
 import { sendCall } from './send-call.ts';
 import { type JournalEvent, ServerJournal } from './server-journal.ts';
+import { COMMAND_NOT_FOUND } from './stdio-transport.ts';
 import type { CallOptions, CallOutcome, ServerState, ServerStatus, ToolInfo } from './types.ts';
 
 /** What ensureStarted answers for a connected server. */
@@ -88,6 +89,7 @@ export class UpstreamRegistry extends EventEmitter {
         this.options.maxMessageBytes,
         this.schedule,
         auth,
+        journal.secrets,
       ),
       limiter: new ConcurrencyLimiter(config.maxConcurrentRequests, config.queueSize),
       state: !config.enabled ? 'disabled' : config.quarantined ? 'quarantined' : 'idle',
@@ -102,6 +104,8 @@ export class UpstreamRegistry extends EventEmitter {
     entry.connection.onStderr = (line) =>
       this.logger.debug(`${config.name} stderr: ${journal.stderr(line)}`);
     if (auth) {
+      // Every access token sent is masked out of the server's error text (an echoed header).
+      auth.onBearer = (token) => journal.secrets.credentialSent(token);
       auth.onNeedsSignIn = (reason) => this.needsSignIn(entry, reason);
       auth.onSignedIn = () => this.signedIn(entry);
     }
@@ -246,13 +250,19 @@ export class UpstreamRegistry extends EventEmitter {
         this.needsSignIn(entry, error.reason);
         return { ok: false, message: needsSignInMessage(name) };
       }
+      const said = (error as Error).message;
       const message = entry.journal.mask(
-        `server '${name}' failed to start: ${(error as Error).message}`,
+        said.startsWith(COMMAND_NOT_FOUND)
+          ? `${said} (server ${name})`
+          : `server '${name}' failed to start: ${said}`,
       );
       if (entry.removed) return { ok: false, message };
+      // The same failure again (a retry, with backoff) is logged once, then at debug level.
+      const repeated = entry.attempts > 0 && entry.lastError === message;
       entry.failure = { at: Date.now(), message };
       this.setState(entry, 'failed', message);
-      this.logger.warn({ server: name }, message);
+      if (repeated) this.logger.debug({ server: name }, `${message} (again)`);
+      else this.logger.warn({ server: name }, message);
       return { ok: false, message };
     }
   }

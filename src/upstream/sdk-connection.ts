@@ -14,6 +14,7 @@ import {
 } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { UPSTREAM_ERROR_EXCERPT_BYTES } from './call-failure.ts';
 import { GuardedTransport } from './guarded-transport.ts';
 import { NeedsAuthError } from './oauth/needs-auth.ts';
 import type { UpstreamAuth } from './oauth/types.ts';
@@ -21,6 +22,7 @@ import { boundedOutputValidators, checkStructuredContent } from './output-valida
 import type { StopSchedule } from './process-reaper.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
 import { closeBoth, listAllTools, rawResultSchema } from './sdk-requests.ts';
+import { SecretMask } from './secret-mask.ts';
 import { StderrTail } from './stderr-tail.ts';
 import { StdioTransport } from './stdio-transport.ts';
 import { classifyTransportError } from './transport-failure.ts';
@@ -78,6 +80,8 @@ export class SdkConnection implements UpstreamConnection {
     private readonly schedule?: StopSchedule,
     /** An http/sse server's OAuth side: its fetch carries the token (upstream/oauth). */
     private readonly auth?: UpstreamAuth,
+    /** Its credentials: masked out of what the server's errors say before they are cut and passed on. */
+    private readonly secrets: SecretMask = new SecretMask().configure(server),
   ) {}
 
   get name(): string {
@@ -148,7 +152,11 @@ export class SdkConnection implements UpstreamConnection {
       this.seenErrors.add(error);
     }
     const verdict = classifyTransportError(error, protocol);
-    const message = (error as Error)?.message ?? String(error);
+    // An HTTP error page may echo the request (its headers, its bearer token) back.
+    const message = this.secrets.excerpt(
+      String((error as Error)?.message ?? error),
+      UPSTREAM_ERROR_EXCERPT_BYTES,
+    );
     if (verdict === 'lost') this.drop(client, `the connection was lost: ${message}`);
     else if (verdict === 'flaky' && ++this.failuresInARow >= UPSTREAM_FAILURES_BEFORE_RECONNECT)
       this.drop(client, `${this.failuresInARow} transport failures in a row, the last: ${message}`);
@@ -331,7 +339,10 @@ export class SdkConnection implements UpstreamConnection {
       // Let the child flush what it wrote before it died.
       await new Promise((resolve) => setTimeout(resolve, 50));
       const tail = this.stderr.value;
-      const reason = (error as Error).message;
+      const reason = this.secrets.excerpt(
+        String((error as Error)?.message ?? error),
+        UPSTREAM_ERROR_EXCERPT_BYTES,
+      );
       throw new Error(tail ? `${reason}; its stderr ends with: ${tail}` : reason);
     } finally {
       clearTimeout(timer);

@@ -69,6 +69,7 @@ export async function sendCall(
       aborted: options.signal?.aborted === true,
       connected: entry.connection.connected,
       dropReason: entry.dropReason,
+      secrets: entry.journal.secrets,
     });
   } finally {
     cluster.release();

@@ -6,11 +6,15 @@ const config = (env: Record<string, string>, extra: Partial<ServerConfig> = {}) 
   ({ name: 's', env, args: [], headers: {}, ...extra }) as ServerConfig;
 
 describe('ServerJournal', () => {
-  it('masks the values of the environment in stderr lines and event details', () => {
-    const journal = new ServerJournal(config({ API_TOKEN: 'abc', PATH_X: '/srv/data', N: '1' }));
-    journal.stderr('token abc at /srv/data, 1 worker');
-    journal.record('failed', 'exited: token abc');
-    expect(journal.stderrLines()).toEqual([`token ${MASK} at ${MASK}, 1 worker`]);
+  it('masks secret and long environment values in stderr lines and event details, never short words', () => {
+    const journal = new ServerJournal(
+      config({ API_TOKEN: 'abcd', DATA: '/srv/data/of/the/server', MODE: 'crash', N: '1' }),
+    );
+    journal.stderr('nc-crashy: token abcd at /srv/data/of/the/server, 1 worker, mode crash');
+    journal.record('failed', 'exited: token abcd');
+    expect(journal.stderrLines()).toEqual([
+      `nc-crashy: token ${MASK} at ${MASK}, 1 worker, mode crash`,
+    ]);
     expect(journal.history()[0]).toMatchObject({
       event: 'failed',
       detail: `exited: token ${MASK}`,

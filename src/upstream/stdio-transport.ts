@@ -4,11 +4,25 @@
  * server), and it ends the child's whole process group for sure (see process-reaper.ts).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { LineDeadline } from './line-deadline.ts';
 import { LineReader } from './line-reader.ts';
 import { endProcess, type StopSchedule } from './process-reaper.ts';
 import type { SdkModules } from './sdk-modules.ts';
+
+/** How a start failure for a command that is not there begins (the registry adds the server's name). */
+export const COMMAND_NOT_FOUND = 'command not found';
+
+/** What a spawn error means to the person who configured `command`, instead of `spawn X ENOENT`. */
+function spawnFailure(error: NodeJS.ErrnoException, params: StdioParams): Error {
+  if (error.code === 'ENOENT' && fs.existsSync(params.cwd))
+    return new Error(`${COMMAND_NOT_FOUND}: ${params.command}`);
+  if (error.code === 'ENOENT') return new Error(`working directory not found: ${params.cwd}`);
+  if (error.code === 'EACCES') return new Error(`command not executable: ${params.command}`);
+  return error;
+}
 
 /** After the child exits, how long its last stdout bytes may take to arrive. */
 const EXIT_DRAIN_MS = 100;
@@ -30,6 +44,8 @@ export class StdioTransport implements Transport {
   private closed = false;
   private ending: Promise<void> | undefined;
   private readonly buffer: LineReader;
+  /** A line begun must go on and end (a wedged writer must not hold its calls until their timeout). */
+  private readonly deadline = new LineDeadline((reason) => this.lineFailed(new Error(reason)));
 
   constructor(
     private readonly params: StdioParams,
@@ -66,7 +82,8 @@ export class StdioTransport implements Transport {
         detached: true,
       });
       this.child = child;
-      child.on('error', (error) => {
+      child.on('error', (raw) => {
+        const error = spawnFailure(raw, this.params);
         reject(error);
         this.onerror?.(error);
         this.disconnect(`the process failed: ${error.message}`);
@@ -84,9 +101,7 @@ export class StdioTransport implements Transport {
         try {
           this.buffer.append(chunk);
         } catch (error) {
-          // One line over the message bound: the stream cannot be resynchronised.
-          this.onerror?.(error as Error);
-          this.disconnect((error as Error).message);
+          this.lineFailed(error as Error);
           return;
         }
         for (;;) {
@@ -99,6 +114,9 @@ export class StdioTransport implements Transport {
           }
           if (message === null) break;
           this.onmessage?.(message);
+        }
+        if (!this.closed) {
+          this.deadline.read(chunk.length, this.buffer.partialBytes, chunk.includes(0x0a));
         }
       });
       // A child that closes stdout can never answer again, even if it keeps running.
@@ -114,6 +132,13 @@ export class StdioTransport implements Transport {
     });
   }
 
+  /** A line over the message bound, stalled or endless: the stream cannot be resynchronised. */
+  private lineFailed(error: Error): void {
+    if (this.closed) return;
+    this.onerror?.(error);
+    this.disconnect(error.message);
+  }
+
   /** The child ended the conversation: report the close once and end the process. */
   private disconnect(reason: string): void {
     if (this.closed) return;
@@ -125,6 +150,7 @@ export class StdioTransport implements Transport {
   close(): Promise<void> {
     if (!this.closed) {
       this.closed = true;
+      this.deadline.stop();
       this.buffer.clear();
       this.onclose?.();
     }

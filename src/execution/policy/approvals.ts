@@ -49,6 +49,8 @@ export interface HoldRequest {
   /** Keys whose values the shown arguments carry as "[redacted]" (activity_redact_keys). */
   redactKeys: readonly string[];
   timeoutMs: number;
+  /** tool_policy.max_pending_per_caller: this caller's approvals pending at once here. */
+  maxPendingPerCaller: number;
 }
 
 /** How a hold ended: approved (send it), or a per-call refusal. */
@@ -109,6 +111,13 @@ export class Approvals implements ApprovalDesk {
 
   get pendingCount(): number {
     return this.waiters.size;
+  }
+
+  /** Approvals of `caller` pending on this instance. */
+  private pendingOf(caller: string): number {
+    let count = 0;
+    for (const waiter of this.waiters.values()) if (waiter.record.caller === caller) count++;
+    return count;
   }
 
   subscribe(listener: (approval: ApprovalRecord) => void): () => void {
@@ -244,6 +253,14 @@ export class Approvals implements ApprovalDesk {
         ok: false,
         code: 'QUEUE_FULL',
         message: `${name} needs approval, but ${MAX_PENDING_APPROVALS} approvals are already pending (the most this gateway holds); decide some (codemux approvals list) and call again; it was not sent`,
+      };
+    }
+    // One caller cannot fill the gateway's slots for everyone.
+    if (this.pendingOf(request.caller) >= request.maxPendingPerCaller) {
+      return {
+        ok: false,
+        code: 'QUEUE_FULL',
+        message: `${name} needs approval, but ${request.caller} already has ${request.maxPendingPerCaller} approvals pending (tool_policy.max_pending_per_caller); decide some (codemux approvals list) and call again; it was not sent`,
       };
     }
     const created = Date.now();

@@ -70,6 +70,14 @@ export class CallPolicy {
     this.clock = clock;
   }
 
+  /**
+   * The request was cancelled (MCP `notifications/cancelled`, the SDK client's own timeout, a
+   * closed connection): the run must send nothing more, whatever it was told since.
+   */
+  get requestCancelled(): boolean {
+    return this.options.run.signal?.aborted === true;
+  }
+
   /** Wall time during which at least one call waited for a decision (the deadline moves by it). */
   get pausedMs(): number {
     return this.heldTotalMs + (this.openHolds > 0 ? Date.now() - this.heldSince : 0);
@@ -140,6 +148,7 @@ export class CallPolicy {
           code: facts.code ?? null,
           redactKeys: config.activity.redactKeys,
           timeoutMs: config.toolPolicy.approvalTimeoutMs,
+          maxPendingPerCaller: config.toolPolicy.maxPendingPerCaller,
         },
         this.endedSignal(),
         this.options.run.channel,

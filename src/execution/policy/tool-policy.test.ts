@@ -9,6 +9,8 @@ const policy = (p: Partial<ToolPolicy>): ToolPolicy => ({
   destructive: 'ask',
   rules: [],
   approvalTimeoutMs: 120_000,
+  approvalChannels: ['elicitation', 'rest', 'dashboard', 'cli'],
+  maxPendingPerCaller: 20,
   ...p,
 });
 
@@ -143,6 +145,8 @@ describe('tool_policy in the config', () => {
       destructive: 'ask',
       rules: [],
       approvalTimeoutMs: 120_000,
+      approvalChannels: ['elicitation', 'rest', 'dashboard', 'cli'],
+      maxPendingPerCaller: 20,
     });
   });
 
@@ -153,6 +157,8 @@ describe('tool_policy in the config', () => {
         destructive: 'deny',
         rules: [{ server: 'fs', tool: 'read_*', action: 'allow' }],
         approval_timeout_ms: 1000,
+        approval_channels: ['rest', 'cli', 'rest'],
+        max_pending_per_caller: 3,
       },
     };
     expect(resolve(raw).toolPolicy).toEqual({
@@ -160,6 +166,8 @@ describe('tool_policy in the config', () => {
       destructive: 'deny',
       rules: [{ server: 'fs', tool: 'read_*', action: 'allow' }],
       approvalTimeoutMs: 1000,
+      approvalChannels: ['rest', 'cli'],
+      maxPendingPerCaller: 3,
     });
   });
 
@@ -178,6 +186,26 @@ describe('tool_policy in the config', () => {
       'from 1000 to 3600000',
     ],
     [{ tool_policy: { rules: {} } }, 'tool_policy.rules', 'must be an array'],
+    [
+      { tool_policy: { approval_channels: ['elicitation', 'email'] } },
+      'tool_policy.approval_channels',
+      '"elicitation", "rest", "dashboard", "cli"',
+    ],
+    [
+      { tool_policy: { approval_channels: 'rest' } },
+      'tool_policy.approval_channels',
+      '"elicitation", "rest", "dashboard", "cli"',
+    ],
+    [
+      { tool_policy: { max_pending_per_caller: 0 } },
+      'tool_policy.max_pending_per_caller',
+      'from 1 to 100',
+    ],
+    [
+      { tool_policy: { max_pending_per_caller: 101 } },
+      'tool_policy.max_pending_per_caller',
+      'from 1 to 100',
+    ],
     [{ tool_policy: { rules: ['x'] } }, 'tool_policy.rules[0]', '{server, tool, action}'],
     [
       { tool_policy: { rules: [{ server: 'a', tool: 'b' }] } },

@@ -51,10 +51,13 @@ export function say(message: string, error = false, id = 'status'): void {
   status.classList.toggle('error', error);
 }
 
+/** A stored instant as every page shows it: the reader's local time, with the zone named. */
 export function when(iso: string | null | undefined): string {
   if (!iso) return '';
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  return Number.isNaN(date.getTime())
+    ? iso
+    : date.toLocaleString(undefined, { timeZoneName: 'short' });
 }
 
 /** A state or status word, coloured by its class. */

@@ -10,9 +10,11 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { OAUTH_REFRESH_MIN_INTERVAL_MS } from '../../config/defaults.ts';
 import type { ServerConfig } from '../../config/index.ts';
 import { openStore, type Store } from '../../store/index.ts';
 import { SecretBox } from '../../util/secret-box.ts';
+import { RefreshPacer } from './refresh-pacer.ts';
 import { refreshTokens } from './refresher.ts';
 import { OAuthVault } from './vault.ts';
 
@@ -170,5 +172,46 @@ describe('refreshTokens', () => {
     const outcome = await refresh();
     expect(outcome).toMatchObject({ ok: true, tokens: { access_token: 'at-2' } });
     expect(requests).toBe(before);
+  });
+});
+
+describe('refreshTokens with a pacer', () => {
+  it('after a failed refresh sends nothing until twice the interval, however often it is asked', async () => {
+    const pacer = new RefreshPacer();
+    const paced = () => refreshTokens(mcp, vault, { leadMs: 1000, pacer });
+    answer = { status: 503, body: JSON.stringify({ error: 'temporarily_unavailable' }) };
+    const before = requests;
+    const failed = await paced();
+    expect(failed).toMatchObject({ ok: false, permanent: false });
+    expect(requests).toBe(before + 1);
+    // Backed off: more than one interval from now (two from when it was sent).
+    expect(!failed.ok && failed.retryAt).toBeGreaterThan(
+      Date.now() + OAUTH_REFRESH_MIN_INTERVAL_MS,
+    );
+    answer = {
+      status: 200,
+      body: JSON.stringify({ access_token: 'at-new', token_type: 'Bearer', expires_in: 0 }),
+    };
+    for (let i = 0; i < 50; i++) {
+      const outcome = await paced();
+      expect(outcome).toMatchObject({ ok: false, permanent: false, paced: true });
+      expect(!outcome.ok && outcome.reason).toContain('at least 30 s apart');
+    }
+    expect(requests).toBe(before + 1);
+    expect(await stillSignedIn()).toBe(true);
+  });
+
+  it('after a refresh that worked sends the next one no sooner than the interval', async () => {
+    const pacer = new RefreshPacer();
+    const paced = () => refreshTokens(mcp, vault, { leadMs: 1000, pacer });
+    // A token that says it is already expired: due again at once, and still not asked for.
+    answer = {
+      status: 200,
+      body: JSON.stringify({ access_token: 'at-zero', token_type: 'Bearer', expires_in: 0 }),
+    };
+    const before = requests;
+    expect(await paced()).toMatchObject({ ok: true, tokens: { access_token: 'at-zero' } });
+    for (let i = 0; i < 50; i++) expect(await paced()).toMatchObject({ ok: false, paced: true });
+    expect(requests).toBe(before + 1);
   });
 });

@@ -3,17 +3,22 @@
  * the store's refresh lock: two instances (or processes) never refresh the same token at
  * once, and the one that waited finds the token already new and uses it. Only an answer that
  * says the grant is gone ends the sign-in; anything passing (network, 5xx, 429,
- * temporarily_unavailable) is tried again later.
+ * temporarily_unavailable) is tried again later. With a pacer, a refresh that would come too
+ * soon after the last one (or after failures) is not sent: the outcome says when it may be.
  */
 import type { ServerConfig } from '../../config/index.ts';
 import { boundedFetch, reasonOf } from './bounded-fetch.ts';
+import { type RefreshPacer, refreshIntervalOf } from './refresh-pacer.ts';
 import { clientOf } from './sign-in-provider.ts';
 import type { OAuthVault, StoredTokens } from './vault.ts';
 
 export type RefreshOutcome =
   | { ok: true; tokens: StoredTokens; expiresAt: number | undefined }
-  /** `permanent`: the sign-in is over (the tokens were forgotten); else try again later. */
-  | { ok: false; permanent: boolean; reason: string };
+  /**
+   * `permanent`: the sign-in is over (the tokens were forgotten); else try again at `retryAt`
+   * (epoch ms, when paced). `paced`: nothing was sent, it is too soon after the last refresh.
+   */
+  | { ok: false; permanent: boolean; reason: string; retryAt?: number; paced?: boolean };
 
 /** OAuth errors that mean the refresh token or the client will never work again. */
 const GRANT_GONE = new Set(['invalid_grant', 'invalid_client', 'unauthorized_client']);
@@ -29,7 +34,7 @@ const sdkErrors = () => import('@modelcontextprotocol/sdk/server/auth/errors.js'
 export async function refreshTokens(
   server: ServerConfig,
   vault: OAuthVault,
-  options: { stale?: string; leadMs: number },
+  options: { stale?: string; leadMs: number; pacer?: RefreshPacer },
 ): Promise<RefreshOutcome> {
   const name = server.name;
   const url = server.url!;
@@ -60,6 +65,20 @@ export async function refreshTokens(
     }
     const clientInformation = await clientOf(server, vault);
     if (!clientInformation) return end('the registered OAuth client is gone; sign in again');
+    const { pacer } = options;
+    const interval = refreshIntervalOf(server);
+    const now = Date.now();
+    const allowedAt = pacer?.nextAt(interval) ?? 0;
+    if (allowedAt > now) {
+      return {
+        ok: false,
+        permanent: false,
+        paced: true,
+        retryAt: allowedAt,
+        reason: `the next refresh may be sent in ${Math.ceil((allowedAt - now) / 1000)} s (refreshes of one server are at least ${interval / 1000} s apart, longer after failures)`,
+      };
+    }
+    pacer?.sent(now);
     const { refreshAuthorization } = await sdkAuth();
     const { OAuthError } = await sdkErrors();
     try {
@@ -73,8 +92,10 @@ export async function refreshTokens(
       });
       const next: StoredTokens = { ...refreshed, issuer: tokens.issuer };
       const expiresAt = await vault.saveTokens(name, url, { tokens: next });
+      pacer?.settled(true);
       return { ok: true, tokens: next, expiresAt };
     } catch (error) {
+      pacer?.settled(false);
       if (error instanceof OAuthError && GRANT_GONE.has(error.errorCode)) {
         return end(
           `the authorization server refused the refresh (${error.errorCode}: ${reasonOf(error)})`,
@@ -84,6 +105,7 @@ export async function refreshTokens(
         ok: false,
         permanent: false,
         reason: `the token could not be refreshed: ${reasonOf(error)}`,
+        ...(pacer ? { retryAt: pacer.nextAt(interval) } : {}),
       };
     }
   });

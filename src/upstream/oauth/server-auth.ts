@@ -4,14 +4,17 @@
  * and the refresh ahead of expiry. A refresh the authorization server refuses forgets the
  * tokens and puts the server in `needs_auth` with the reason; a passing failure is retried,
  * and once the access token has expired meanwhile the server is `needs_auth` with that reason
- * until a retry succeeds.
+ * until a retry succeeds. Refreshes are paced (RefreshPacer): a token that expires sooner than
+ * the next refresh may be sent is used as it is meanwhile, and one issued already expired is
+ * used once, then forgotten, and the server needs a sign-in.
  */
-import { OAUTH_REFRESH_LEAD_MS, OAUTH_REFRESH_RETRY_MS } from '../../config/defaults.ts';
+import { OAUTH_REFRESH_LEAD_MS } from '../../config/defaults.ts';
 import type { ServerConfig } from '../../config/index.ts';
 import type { Logger } from '../../util/logger.ts';
-import { refreshTokens } from './refresher.ts';
+import { type RefreshPacer, refreshIntervalOf } from './refresh-pacer.ts';
+import { type RefreshOutcome, refreshTokens } from './refresher.ts';
 import type { FetchLike, UpstreamAuth } from './types.ts';
-import type { OAuthVault } from './vault.ts';
+import type { OAuthVault, StoredTokens } from './vault.ts';
 
 /** A token this close to its expiry is refreshed before it is sent. */
 const SEND_MARGIN_MS = 5_000;
@@ -29,8 +32,18 @@ export function refreshDelay(expiresAt: number, lead: number, now: number): numb
   return Math.min(MAX_TIMER_MS, Math.max(0, expiresAt - lead - now));
 }
 
-function withBearer(init: RequestInit | undefined, token: string | undefined): RequestInit {
+/** Issued already expired (`expires_in` 0 or less): refreshing it would only bring another. */
+export function issuedExpired(tokens: StoredTokens): boolean {
+  return typeof tokens.expires_in === 'number' && tokens.expires_in <= 0;
+}
+
+function withBearer(
+  init: RequestInit | undefined,
+  token: string | undefined,
+  onBearer?: (token: string) => void,
+): RequestInit {
   if (token === undefined) return init ?? {};
+  onBearer?.(token);
   const headers = new Headers(init?.headers);
   headers.set('Authorization', `Bearer ${token}`);
   return { ...init, headers };
@@ -56,6 +69,7 @@ export class ServerAuth implements UpstreamAuth {
   needsSignIn: string | undefined;
   onNeedsSignIn?: (reason: string) => void;
   onSignedIn?: () => void;
+  onBearer?: (token: string) => void;
   /** From the last `Bearer` challenge: where the server's protected resource metadata is. */
   resourceMetadataUrl: URL | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -66,6 +80,7 @@ export class ServerAuth implements UpstreamAuth {
     readonly server: ServerConfig,
     private readonly vault: OAuthVault,
     private readonly logger: Logger,
+    private readonly pacer: RefreshPacer,
   ) {}
 
   private get name(): string {
@@ -96,28 +111,45 @@ export class ServerAuth implements UpstreamAuth {
 
   private async send(url: string | URL, init?: RequestInit): Promise<Response> {
     const current = await this.vault.tokens(this.name, this.url);
-    let token = 'tokens' in current ? current.tokens.access_token : undefined;
-    if ('tokens' in current && current.expiresAt !== undefined) {
+    let tokens = 'tokens' in current ? current.tokens : undefined;
+    if (tokens && issuedExpired(tokens)) {
+      const response = await fetch(url, withBearer(init, tokens.access_token, this.onBearer));
+      await this.spent(tokens);
+      return response;
+    }
+    if (tokens && 'tokens' in current && current.expiresAt !== undefined) {
+      // Too soon to refresh again (paced): the current token goes as it is.
       if (current.expiresAt - Date.now() < SEND_MARGIN_MS) {
-        token = (await this.refresh(undefined, SEND_MARGIN_MS)) ?? token;
+        tokens = (await this.refresh(undefined, SEND_MARGIN_MS)) ?? tokens;
       }
     }
-    const response = await fetch(url, withBearer(init, token));
+    const token = tokens?.access_token;
+    const response = await fetch(url, withBearer(init, token, this.onBearer));
+    if (tokens && issuedExpired(tokens)) await this.spent(tokens);
     if (response.status !== 401) return response;
     const challenge = response.headers.get('www-authenticate') ?? '';
     if (!/^\s*bearer\b/i.test(challenge)) return response;
     this.resourceMetadataUrl = resourceMetadataOf(challenge, this.url) ?? this.resourceMetadataUrl;
     if (token === undefined) {
-      this.needs(
-        'the server asks for an OAuth sign-in (it answered 401 with WWW-Authenticate: Bearer)',
-      );
+      // Already waiting for a sign-in: its first reason stays the one shown.
+      if (this.needsSignIn === undefined) {
+        this.needs(
+          'the server asks for an OAuth sign-in (it answered 401 with WWW-Authenticate: Bearer)',
+        );
+      }
       return response;
     }
+    if (issuedExpired(tokens!)) return response;
     // Once after a 401: refresh (or take the token another request refreshed), then retry.
-    const refreshed = await this.refresh(token, 0);
-    if (!refreshed) return response;
+    const fresh = await this.refresh(token, 0);
+    if (!fresh) return response;
+    const refreshed = fresh.access_token;
     await response.body?.cancel().catch(() => {});
-    const again = await fetch(url, withBearer(init, refreshed));
+    const again = await fetch(url, withBearer(init, refreshed, this.onBearer));
+    if (issuedExpired(fresh)) {
+      await this.spent(fresh);
+      return again;
+    }
     if (again.status === 401) {
       const reason = 'the server refused a freshly refreshed token (401); sign in again';
       await this.vault.store
@@ -128,21 +160,52 @@ export class ServerAuth implements UpstreamAuth {
     return again;
   }
 
-  /** A new (or newer) access token, or undefined when there is none now. */
-  private async refresh(stale: string | undefined, leadMs: number): Promise<string | undefined> {
-    const outcome = await refreshTokens(this.server, this.vault, { stale, leadMs }).catch(
-      (error: Error) => ({ ok: false as const, permanent: false, reason: error.message }),
+  /**
+   * A token issued already expired was just used (its once): it is forgotten, and the server
+   * needs a sign-in, saying why, instead of refreshing it again and again.
+   */
+  private async spent(tokens: StoredTokens): Promise<void> {
+    const reason = `the authorization server issued an access token that had already expired (expires_in: ${tokens.expires_in}); it was used once and is forgotten: sign in again once the authorization server gives its tokens a lifetime`;
+    await this.vault.store
+      .withRefreshLock(this.name, () =>
+        this.vault.clearTokens(this.name, reason, tokens.access_token),
+      )
+      .catch(() => {});
+    this.needs(reason);
+  }
+
+  /** New (or newer) tokens, or undefined when there are none now. */
+  private async refresh(
+    stale: string | undefined,
+    leadMs: number,
+  ): Promise<StoredTokens | undefined> {
+    const outcome = await refreshTokens(this.server, this.vault, {
+      stale,
+      leadMs,
+      pacer: this.pacer,
+    }).catch(
+      (error: Error): RefreshOutcome => ({ ok: false, permanent: false, reason: error.message }),
     );
     if (outcome.ok) {
       this.schedule(outcome.expiresAt, outcome.tokens.expires_in);
+      // One issued already expired connects for its one use (spent then ends it).
       if (this.needsSignIn !== undefined) {
         this.needsSignIn = undefined;
         this.onSignedIn?.();
       }
-      return outcome.tokens.access_token;
+      return outcome.tokens;
     }
     if (outcome.permanent) {
       this.needs(outcome.reason);
+      return undefined;
+    }
+    const retryAt = outcome.retryAt ?? Date.now() + refreshIntervalOf(this.server);
+    if (outcome.paced) {
+      // A 401 that cannot be answered until then: the server waits, saying why and until when.
+      if (stale !== undefined) {
+        this.needs(`the server refused the access token (401) and ${outcome.reason}`, true);
+      }
+      this.retryAt(retryAt);
       return undefined;
     }
     this.logger.warn({ reason: outcome.reason }, 'upstream OAuth token refresh failed');
@@ -155,7 +218,7 @@ export class ServerAuth implements UpstreamAuth {
     // Never a silent failure: an expired token that cannot be refreshed now is needs_auth,
     // with the reason, while the retries go on.
     if (expired) this.needs(`the access token expired and ${outcome.reason}; retrying`, true);
-    this.retryLater();
+    this.retryAt(retryAt);
     return undefined;
   }
 
@@ -167,25 +230,28 @@ export class ServerAuth implements UpstreamAuth {
     if (first) this.onNeedsSignIn?.(reason);
   }
 
-  private retryLater(): void {
+  /** The next try at `at` (epoch ms): when the pacer lets a refresh go. */
+  private retryAt(at: number): void {
     clearTimeout(this.timer);
     if (this.closed) return;
-    this.timer = setTimeout(
-      () => void this.refreshAhead(OAUTH_REFRESH_LEAD_MS),
-      OAUTH_REFRESH_RETRY_MS,
-    );
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, at - Date.now()));
+    this.timer = setTimeout(() => void this.refreshAhead(OAUTH_REFRESH_LEAD_MS), delay);
     this.timer.unref();
   }
 
-  /** Refreshes ahead of expiry (each instance tries; the lock lets the first one do it). */
+  /**
+   * Refreshes ahead of expiry (each instance tries; the lock lets the first one do it), never
+   * sooner than the pacer allows; a token issued already expired is never refreshed.
+   */
   private schedule(expiresAt: number | undefined, expiresIn: number | undefined): void {
     clearTimeout(this.timer);
     if (this.closed || expiresAt === undefined) return;
+    if (expiresIn !== undefined && expiresIn <= 0) return;
     const lead = refreshLead(expiresIn === undefined ? undefined : expiresIn * 1000);
-    this.timer = setTimeout(
-      () => void this.refreshAhead(lead),
-      refreshDelay(expiresAt, lead, Date.now()),
-    );
+    const now = Date.now();
+    const paced = this.pacer.nextAt(refreshIntervalOf(this.server)) - now;
+    const delay = Math.min(MAX_TIMER_MS, Math.max(refreshDelay(expiresAt, lead, now), paced));
+    this.timer = setTimeout(() => void this.refreshAhead(lead), delay);
     this.timer.unref();
   }
 
@@ -201,7 +267,9 @@ export class ServerAuth implements UpstreamAuth {
     const current = await this.vault.tokens(this.name, this.url);
     if ('tokens' in current) {
       this.schedule(current.expiresAt, current.tokens.expires_in);
-      if (this.needsSignIn !== undefined && (current.expiresAt ?? Infinity) > Date.now()) {
+      // One issued already expired is usable once (the connect uses it, then it ends).
+      const usable = (current.expiresAt ?? Infinity) > Date.now() || issuedExpired(current.tokens);
+      if (this.needsSignIn !== undefined && usable) {
         this.needsSignIn = undefined;
         this.onSignedIn?.();
       }

@@ -10,6 +10,7 @@ import type { OAuthFlow, OAuthStore } from '../../store/index.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { SecretBox } from '../../util/secret-box.ts';
 import { boundedFetch, reasonOf, shortText } from './bounded-fetch.ts';
+import { RefreshPacer } from './refresh-pacer.ts';
 import { ServerAuth } from './server-auth.ts';
 import { SignInProvider } from './sign-in-provider.ts';
 import type {
@@ -49,6 +50,8 @@ export class SignInError extends Error {
 export class UpstreamOAuth {
   readonly vault: OAuthVault;
   private readonly handles = new Map<string, ServerAuth>();
+  /** Each server's refresh pace, kept across its connections and config edits. */
+  private readonly pacers = new Map<string, RefreshPacer>();
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: UpstreamOAuthOptions) {
@@ -66,10 +69,16 @@ export class UpstreamOAuth {
   /** The OAuth side of a connection to `server` (http and sse only). */
   authFor(server: ServerConfig): UpstreamAuth | undefined {
     if (server.protocol === 'stdio' || !server.url) return undefined;
+    let pacer = this.pacers.get(server.name);
+    if (!pacer) {
+      pacer = new RefreshPacer();
+      this.pacers.set(server.name, pacer);
+    }
     const handle = new ServerAuth(
       server,
       this.vault,
       this.options.logger.child({ server: server.name }),
+      pacer,
     );
     const close = handle.close.bind(handle);
     handle.close = () => {
@@ -215,7 +224,19 @@ export class UpstreamOAuth {
     }
     // RFC 9207: an authorization server that names itself must be the one this sign-in used.
     const iss = query.get('iss');
-    const issuer = secret.discovery?.authorizationServerMetadata?.issuer;
+    const metadata = secret.discovery?.authorizationServerMetadata;
+    const issuer = metadata?.issuer;
+    // One that promises to name itself and does not: the answer may be another server's (mix-up).
+    const promisesIss =
+      metadata !== undefined &&
+      'authorization_response_iss_parameter_supported' in metadata &&
+      metadata.authorization_response_iss_parameter_supported === true;
+    if (iss === null && promisesIss) {
+      return fail(
+        400,
+        `the callback has no "iss", yet the authorization server ${issuer} says it sends one (authorization_response_iss_parameter_supported, RFC 9207); nothing changed, sign in again`,
+      );
+    }
     if (iss !== null && issuer !== undefined && iss !== issuer) {
       return fail(
         400,

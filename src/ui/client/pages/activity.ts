@@ -186,6 +186,14 @@ export async function activityPage(): Promise<void> {
   });
 }
 
+/** A record field as its page shows it: a status as its badge, a time as the list shows it. */
+function shownValue(key: string, value: unknown): HTMLElement | string {
+  if (key === 'status') return badge(String(value));
+  // The stored ISO instant stays in the Record JSON below; here, the list's local time.
+  if (key.endsWith('_at')) return h('time', { datetime: String(value) }, when(String(value)));
+  return String(value);
+}
+
 export async function activityRecordPage(main: HTMLElement): Promise<void> {
   const id = main.dataset.id ?? '';
   const answer = await api('GET', `/activity/${seg(id)}`);
@@ -221,10 +229,7 @@ export async function activityRecordPage(main: HTMLElement): Promise<void> {
   for (const key of shown) {
     const value = record[key];
     if (value === null || value === undefined) continue;
-    fields.append(
-      h('dt', {}, key),
-      h('dd', {}, key === 'status' ? badge(String(value)) : String(value)),
-    );
+    fields.append(h('dt', {}, key), h('dd', {}, shownValue(key, value)));
   }
   if (record.parent_id)
     fields.append(

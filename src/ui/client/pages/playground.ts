@@ -28,6 +28,51 @@ async function loadRecord(id: string, editor: { set(code: string): void }): Prom
   say(`Loaded the program of activity record ${id}; Run runs it again.`);
 }
 
+/** How often a run in flight looks for approvals its calls wait on. */
+const APPROVAL_POLL_MS = 1000;
+
+/**
+ * Until the returned stop is called, shows in `result` each approval the admin's runs started
+ * since now wait on, with a link to the Approvals page: a held call never looks like a hang.
+ */
+function watchHeld(result: HTMLElement): () => void {
+  const since = new Date().toISOString();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  const shown = new Set<string>();
+  const look = async () => {
+    const answer = await api('GET', '/approvals?status=pending');
+    if (stopped) return;
+    const items = (answer.status === 200 ? answer.json.items : []) as Array<{
+      id: string;
+      server: string;
+      tool: string;
+      caller: string;
+      created_at: string;
+    }>;
+    for (const a of items) {
+      if (a.caller !== 'admin' || a.created_at < since || shown.has(a.id)) continue;
+      shown.add(a.id);
+      result.append(
+        h(
+          'p',
+          { class: 'waiting' },
+          `Waiting for approval ${a.id} of ${a.server}.${a.tool}: decide it on `,
+          h('a', { href: '/ui/approvals' }, 'Approvals'),
+          ` or with codemux approvals approve ${a.id}.`,
+        ),
+      );
+      say(`Waiting for approval of ${a.server}.${a.tool}…`);
+    }
+    timer = setTimeout(look, APPROVAL_POLL_MS);
+  };
+  timer = setTimeout(look, APPROVAL_POLL_MS);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
+
 export function playgroundPage(): void {
   const editor = codeEditor(byId('code-editor'), SAMPLE);
   const from = new URLSearchParams(location.search).get('from');
@@ -47,17 +92,24 @@ export function playgroundPage(): void {
     }
     const dryRun = byId<HTMLInputElement>('dry-run').checked;
     result.replaceChildren(h('p', {}, 'Running…'));
-    const answer = await api(
-      'POST',
-      '/code/exec',
-      {
-        code: editor.get(),
-        input: input.value,
-        language: byId<HTMLSelectElement>('language').value,
-        ...(dryRun ? { dry_run: true } : {}),
-      },
-      { 'x-codemux-surface': 'ui' },
-    );
+    // A dry run never asks; a real run may hold a call for a person's decision.
+    const stop = dryRun ? () => {} : watchHeld(result);
+    let answer: Awaited<ReturnType<typeof api>>;
+    try {
+      answer = await api(
+        'POST',
+        '/code/exec',
+        {
+          code: editor.get(),
+          input: input.value,
+          language: byId<HTMLSelectElement>('language').value,
+          ...(dryRun ? { dry_run: true } : {}),
+        },
+        { 'x-codemux-surface': 'ui' },
+      );
+    } finally {
+      stop();
+    }
     showRun(
       result,
       answer,

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import type { ServerConfig } from '../config/index.ts';
+import { excerpt, MASK, SecretMask, secretValues } from './secret-mask.ts';
+
+const config = (extra: Partial<ServerConfig>) =>
+  ({ name: 's', env: {}, args: [], headers: {}, ...extra }) as ServerConfig;
+
+describe('secretValues', () => {
+  it.each([
+    // env key, value, masked
+    ['MODE', 'crash', false],
+    ['LEVEL', 'debug', false],
+    ['REGION', 'eu-west-1', false],
+    ['DATA_DIR', '/srv/data/of/the/server', true],
+    ['API_KEY', 'k-1234', true],
+    ['GITHUB_TOKEN', 'ghp_x', true],
+    ['DB_PASSWORD', 'hunter2', true],
+    ['CLIENT_SECRET', 'shh!', true],
+    ['BASIC_AUTH', 'user:pw', true],
+    ['AWS_CREDENTIALS', 'creds', true],
+    ['API_KEY', 'abc', false],
+  ])('env %s=%s is masked: %s', (key, value, masked) => {
+    expect(secretValues(config({ env: { [key]: value } }), {}).includes(value)).toBe(masked);
+  });
+
+  it('masks every header value (and the credential of a scheme-prefixed one) and the OAuth client secret', () => {
+    const values = secretValues(
+      config({
+        headers: { 'X-Team': 'blue', Authorization: 'Bearer t0k3n-xyz' },
+        oauth: { clientSecret: 'cs-123456' } as ServerConfig['oauth'],
+      }),
+      {},
+    );
+    expect(values).toEqual(
+      expect.arrayContaining(['blue', 'Bearer t0k3n-xyz', 't0k3n-xyz', 'cs-123456']),
+    );
+  });
+});
+
+describe('SecretMask', () => {
+  it('masks configured secrets and the OAuth tokens sent, the longest first, and keeps short words', () => {
+    const mask = new SecretMask().configure(config({ env: { MODE: 'crash', API_KEY: 'key-1' } }));
+    mask.credentialSent('access-token-1');
+    mask.credentialSent('access-token-12');
+    expect(mask.mask('nc-crashy crash key-1 access-token-12 access-token-1')).toBe(
+      `nc-crashy crash ${MASK} ${MASK} ${MASK}`,
+    );
+  });
+
+  it('masks before it cuts, so no part of a secret is left at the cut', () => {
+    const mask = new SecretMask().configure(config({ headers: { 'X-Key': 'the-secret-value' } }));
+    const cut = mask.excerpt(`${'x'.repeat(500)}the-secret-value${'y'.repeat(100)}`, 510);
+    expect(cut).not.toContain('the-');
+    expect(Buffer.byteLength(cut)).toBeLessThanOrEqual(510 + Buffer.byteLength('…[cut]'));
+  });
+});
+
+describe('excerpt', () => {
+  it('keeps short text whole and cuts long text at a character boundary', () => {
+    expect(excerpt('short', 512)).toBe('short');
+    expect(excerpt('ééé', 3)).toBe('é…[cut]');
+  });
+});
