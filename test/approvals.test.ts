@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
+import { runCli } from './helpers.ts';
 import { policyConfig } from './policy-fixtures.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
@@ -273,19 +274,62 @@ describe('approvals: expiry', () => {
     ]);
   });
 
-  it('shows arguments cut at 8 KiB with secrets redacted, while the digest covers them whole', async () => {
+  it('shows arguments up to 64 KiB whole, key-sorted, secrets redacted; the digest covers them (issue 33, item 4)', async () => {
     const body = await exec(
       g,
-      "call_tool('mut','wipe',{path:'x'.repeat(20000), token:'s3cret'}).error.code",
+      "call_tool('mut','wipe',{path:'x'.repeat(20000), token:'s3cret', a:{z:1,b:2}}).error.code",
     );
     expect(body.value).toBe('APPROVAL_TIMEOUT');
     const [shown] = await approvals(g, 'expired');
-    expect(typeof shown.args).toBe('string');
-    expect(shown.args).toContain('[cut: ');
-    expect(shown.args).not.toContain('s3cret');
-    const whole = JSON.stringify({ path: 'x'.repeat(20000), token: 's3cret' });
+    expect(shown.args).toEqual({ a: { b: 2, z: 1 }, path: 'x'.repeat(20000), token: '[redacted]' });
+    expect(Object.keys(shown.args)).toEqual(['a', 'path', 'token']);
+    expect(shown.args_truncated).toBe(false);
+    expect(shown.args_cut_keys).toEqual([]);
+    const whole = JSON.stringify({ a: { b: 2, z: 1 }, path: 'x'.repeat(20000), token: 's3cret' });
     const digest = createHash('sha256').update(whole).digest('hex');
     expect(shown.args_sha256).toBe(digest);
+  });
+
+  it('cuts arguments over 64 KiB by key, says which, and serves them whole to the admin only (issue 33, item 4)', async () => {
+    const body = await exec(
+      g,
+      "call_tool('mut','wipe',{a:'first', big:'y'.repeat(70000), token:'s3cret', z:'last'}).error.code",
+    );
+    expect(body.value).toBe('APPROVAL_TIMEOUT');
+    const [shown] = await approvals(g, 'expired');
+    expect(shown.args).toEqual({ a: 'first', token: '[redacted]', z: 'last' });
+    expect(shown.args_truncated).toBe(true);
+    expect(shown.args_cut_keys).toEqual(['big']);
+    const all = await g.rest('GET', `/api/v1/approvals/${shown.id}/args`);
+    expect(all.status).toBe(200);
+    expect(all.json).toEqual({
+      a: 'first',
+      big: 'y'.repeat(70000),
+      token: '[redacted]',
+      z: 'last',
+    });
+    const created = await g.rest('POST', '/api/v1/tokens', {
+      name: 'args-agent',
+      servers: ['mut'],
+    });
+    const auth = { authorization: `Bearer ${created.json.token ?? created.json.value?.token}` };
+    const agent = await g.rest('GET', `/api/v1/approvals/${shown.id}/args`, undefined, auth);
+    expect(agent.status).toBe(403);
+    expect((await g.rest('GET', '/api/v1/approvals/nope/args')).status).toBe(404);
+    const list = await runCli([
+      'approvals',
+      'list',
+      '--status',
+      'expired',
+      '--config',
+      g.configFile,
+    ]);
+    expect(list.stdout).toContain(
+      `${shown.id}: arguments over 64 KiB, not shown in full: big (\`codemux approvals args ${shown.id}\` prints them whole)`,
+    );
+    const printed = await runCli(['approvals', 'args', shown.id, '--config', g.configFile]);
+    expect(printed.code).toBe(0);
+    expect(printed.json).toEqual(all.json);
   });
 
   it('applies a reloaded tool_policy to the next call', async () => {
@@ -371,6 +415,23 @@ describe('approvals through MCP: elicitation and progress', () => {
       expect(messages[0]).toContain('"path": "/e"');
       const [latest] = await approvals(g, status);
       expect(latest).toMatchObject({ status, decided_by: 'the MCP client (elicitation)' });
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('says in the elicitation that arguments over 64 KiB are too large to show, and to decide on the dashboard (issue 33, item 4)', async () => {
+    const messages: string[] = [];
+    const c = await client((message) => {
+      messages.push(message);
+      return { action: 'decline' };
+    });
+    try {
+      await run(c, "call_tool('mut','wipe',{path:'/big', big:'q'.repeat(70000)})");
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toContain('too large to show');
+      expect(messages[0]).toContain("decide on the dashboard's Approvals page");
+      expect(messages[0]).not.toContain('qqqqqqqqqq');
     } finally {
       await c.close();
     }

@@ -190,6 +190,26 @@ it("shows each tool's annotations and tool_policy's verdict on its server's page
   expect(cspViolations).toEqual([]);
 }, 60_000);
 
+it('names the argument keys an approval over 64 KiB leaves out and links the whole JSON (issue 33, item 4)', async () => {
+  await page.goto(`${gw.url}/ui/approvals`);
+  await ready();
+  const exec = gw.rest('POST', '/api/v1/code/exec', {
+    code: "call_tool('mut', 'wipe', { path: '/srv/big', big: 'z'.repeat(70000) })",
+  });
+  const row = pendingRow('/srv/big');
+  await expect.poll(textOf(row), POLL).toContain('Not shown above');
+  expect(await textOf(row)()).toContain('(the arguments are over 64 KiB): big.');
+  const link = row.getByRole('link', { name: 'Whole arguments (JSON)' });
+  const href = (await link.getAttribute('href')) ?? '';
+  expect(href).toMatch(/^\/api\/v1\/approvals\/[0-9a-z]+\/args$/);
+  // The link works with the dashboard's own session (no API key).
+  const whole = await page.request.get(`${gw.url}${href}`);
+  expect(whole.status()).toBe(200);
+  expect(await whole.json()).toEqual({ big: 'z'.repeat(70000), path: '/srv/big' });
+  await row.getByRole('button', { name: 'Deny' }).click();
+  expect((await exec).json.value).toMatchObject({ ok: false });
+}, 60_000);
+
 it('shows a held Playground run as waiting for its approval, with a link to Approvals', async () => {
   await page.goto(`${gw.url}/ui/playground`);
   await ready();

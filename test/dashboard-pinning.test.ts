@@ -80,3 +80,40 @@ it('marks a held tool on the Servers pages with before / after and approves it',
   const call = await gw.rest('POST', '/api/v1/code/exec', { code: "call_tool('mut','echo',{})" });
   expect(call.json.value.ok).toBe(true);
 }, 60_000);
+
+/** Lists `description` as mut.echo's and waits until the held list shows it. */
+async function listEcho(description: string): Promise<void> {
+  fs.writeFileSync(
+    path.join(path.dirname(gw.configFile), 'tools.json'),
+    JSON.stringify([{ name: 'echo', description, inputSchema: SCHEMA }]),
+  );
+  await gw.rest('POST', '/api/v1/code/exec', { code: "call_tool('mut','relist',{})" });
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const items = (await gw.rest('GET', '/api/v1/tools/held')).json.items;
+    if (items[0]?.after.description === description) return;
+    if (Date.now() > deadline) throw new Error(`mut.echo was never held as "${description}"`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+it('approves only the definition the page showed: a later change is refused and shown (issue 33, item 3)', async () => {
+  await listEcho('Echo v3, shown');
+  await page.goto(`${gw.url}/ui/servers/mut`);
+  await ready();
+  const echo = page.getByRole('row').filter({ hasText: /^echo held/ });
+  await expect.poll(text(echo.getByLabel('After')), POLL).toContain('"Echo v3, shown"');
+  await listEcho('Echo v4, changed behind the page');
+  await echo.getByRole('button', { name: 'Approve' }).click();
+  await expect.poll(text(page.locator('#status')), POLL).toContain('changed since it was shown');
+  await expect
+    .poll(text(echo.getByLabel('After')), POLL)
+    .toContain('"Echo v4, changed behind the page"');
+  const still = (await gw.rest('GET', '/api/v1/tools/held')).json.items;
+  expect(still).toMatchObject([
+    { tool: 'echo', after: { description: 'Echo v4, changed behind the page' } },
+  ]);
+  await echo.getByRole('button', { name: 'Approve' }).click();
+  await expect.poll(text(page.locator('#status')), POLL).toContain('approved mut.echo');
+  expect((await gw.rest('GET', '/api/v1/tools/held')).json.items).toEqual([]);
+}, 60_000);

@@ -378,9 +378,10 @@ describe('logs', () => {
     ['info', false],
     ['debug', true],
   ])('an unexpected error at log level %s is one line (stack: %s)', async (level, stack) => {
-    // A data_dir under a regular file cannot be created: the token store fails in an unplanned way.
+    // A data_dir under a regular file cannot be created: the token store fails in an unplanned way
+    // (`token create`: `token list` opens no database that does not exist yet).
     const file = writeConfig({ data_dir: 'mcp_config.json/data' });
-    const out = await runCli(['token', 'list', '--config', file], {
+    const out = await runCli(['token', 'create', '--name', 'x', '--config', file], {
       env: { ...process.env, CODEMUX_LOG_LEVEL: level },
     });
     expect(out.code).toBe(1);

@@ -80,7 +80,10 @@ it('an approval on one instance releases the held tool on the other', async () =
     ).toBe(true);
     expect((await call(g)).error.code).toBe('TOOL_CHANGED');
   }
-  const approved = await alpha.rest('POST', '/api/v1/servers/mut/tools/echo/approve');
+  const [shown] = (await alpha.rest('GET', '/api/v1/tools/held')).json.items;
+  const approved = await alpha.rest('POST', '/api/v1/servers/mut/tools/echo/approve', {
+    sha256: shown.sha256,
+  });
   expect(approved.status).toBe(200);
   expect((await call(alpha)).ok).toBe(true);
   const at = Date.now();

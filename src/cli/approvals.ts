@@ -56,12 +56,25 @@ async function list(flags: Flags): Promise<void> {
       ]),
     ),
   );
+  for (const a of items.filter((i) => i.args_truncated)) {
+    process.stdout.write(
+      `${a.id}: arguments over 64 KiB, not shown in full: ${a.args_cut_keys.join(', ')} (\`codemux approvals args ${a.id}\` prints them whole)\n`,
+    );
+  }
   const pending = items.filter((a) => a.status === 'pending').length;
   if (pending > 0) {
     process.stdout.write(
       `${pending} pending; decide with \`codemux approvals approve ID\` or \`codemux approvals deny ID\`\n`,
     );
   }
+}
+
+/** Prints an approval's whole arguments (JSON), also those its listing leaves out. */
+async function args(id: string, flags: Flags): Promise<void> {
+  const daemon = await gateway(flags);
+  if (!daemon) return;
+  const body = await gatewayCall(daemon, 'GET', `/api/v1/approvals/${encodeURIComponent(id)}/args`);
+  await printJson(body);
 }
 
 const decide = (decision: 'approve' | 'deny') => async (id: string, flags: Flags) => {
@@ -90,6 +103,12 @@ export function registerApprovals(program: Command): void {
   addConfigOption(listCommand);
   addGatewayOptions(listCommand);
   addOutputOption(listCommand, ['table', 'json']).action(list);
+  const argsCommand = approvals
+    .command('args <id>')
+    .description('Print the whole arguments of an approval as JSON (also those over 64 KiB)');
+  addConfigOption(argsCommand);
+  addGatewayOptions(argsCommand);
+  argsCommand.action(args);
   for (const [decision, help] of [
     ['approve', 'Approve a held call: it is sent, once, with the arguments shown'],
     ['deny', 'Deny a held call: it is not sent and the program gets APPROVAL_DENIED'],

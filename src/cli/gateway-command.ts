@@ -37,8 +37,12 @@ export async function gatewayCall(
   method: 'GET' | 'POST',
   path: string,
   timeoutMs = REQUEST_TIMEOUT_MS,
+  requestBody?: unknown,
 ): Promise<Record<string, unknown>> {
-  const { status, body } = await daemonRequest(daemon, method, path, { timeoutMs });
+  const { status, body } = await daemonRequest(daemon, method, path, {
+    timeoutMs,
+    body: requestBody,
+  });
   if (status >= 400) {
     const error = body.error as { message?: string } | undefined;
     throw new CliError(error?.message ?? `the gateway answered ${status}`, EXIT_FAILED);

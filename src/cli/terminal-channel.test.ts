@@ -9,6 +9,8 @@ const approval = (id: string): ApprovalRecord => ({
   server: 'mut',
   tool: 'wipe',
   args: { path: '/tmp' },
+  args_truncated: false,
+  args_cut_keys: [],
   args_sha256: '0'.repeat(64),
   reason: 'annotated destructive',
   caller: 'admin',
@@ -52,6 +54,18 @@ describe('TerminalChannel', () => {
     expect(await second).toEqual({ decision: 'deny', by: 'terminal' });
     expect(t.shown()).toContain('approval   a1\n  arguments  {"path":"/tmp"}\nApprove? [y/N] ');
     expect(t.shown().indexOf('a1')).toBeLessThan(t.shown().indexOf('a2'));
+    t.channel.close();
+  });
+
+  it('names the keys an approval over 64 KiB does not show (issue 33, item 4)', async () => {
+    const t = terminal();
+    const cut = { ...approval('a3'), args_truncated: true, args_cut_keys: ['big', 'blob'] };
+    const answer = t.channel.ask(cut, new AbortController().signal);
+    t.input.write('n\n');
+    expect(await answer).toEqual({ decision: 'deny', by: 'terminal' });
+    expect(t.shown()).toContain(
+      '  arguments  {"path":"/tmp"}\n  not shown  big, blob (the arguments are over 64 KiB; the digest covers them all)\nApprove? [y/N] ',
+    );
     t.channel.close();
   });
 

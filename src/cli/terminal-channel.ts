@@ -79,6 +79,10 @@ export class TerminalChannel implements CallerChannel {
       `\ncodemux: ${name} needs approval (tool_policy: ${approval.reason})\n` +
         `  approval   ${approval.id}\n` +
         `  arguments  ${JSON.stringify(approval.args)}\n` +
+        // Never a silent cut: the keys left out (over 64 KiB) are named.
+        (approval.args_truncated
+          ? `  not shown  ${approval.args_cut_keys.join(', ')} (the arguments are over 64 KiB; the digest covers them all)\n`
+          : '') +
         'Approve? [y/N] ',
     );
     const line = await this.nextLine(signal);

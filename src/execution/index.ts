@@ -35,7 +35,13 @@ export type {
 } from './policy/types.ts';
 export { createRuntime, type Runtime } from './runtime.ts';
 export { ExecutionService, type ExecutionServiceDeps } from './service.ts';
-export { type HeldTool, heldMessage, ToolPins } from './tool-pins.ts';
+export {
+  type HeldTool,
+  heldMessage,
+  PINNED_FIELDS,
+  type PinApproval,
+  ToolPins,
+} from './tool-pins.ts';
 export {
   ADMIN,
   type Caller,

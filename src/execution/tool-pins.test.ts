@@ -35,6 +35,7 @@ describe('tool pins', () => {
       fields: ['description' as const, 'inputSchema' as const],
       before: null,
       after: { name: 'push', inputSchema: {} },
+      sha256: pinHash({ name: 'push', inputSchema: {} }),
     };
     expect(heldMessage(held, 'tofu')).toBe(
       'gh.push changed since it was approved (description, inputSchema); approve it with `codemux tools approve gh.push`',

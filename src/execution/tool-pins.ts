@@ -32,7 +32,16 @@ export interface HeldTool {
   /** The approved definition; null for a tool never approved. */
   before: PinnedDefinition | null;
   after: PinnedDefinition;
+  /** The SHA-256 of `after`: an approval names it, so it approves only the definition shown. */
+  sha256: string;
 }
+
+/** What an approval of one held tool did. */
+export type PinApproval =
+  | { ok: true; approved: HeldTool }
+  | { ok: false; reason: 'not_held' }
+  /** The definition listed now is not the one whose digest was approved: still held. */
+  | { ok: false; reason: 'changed'; held: HeldTool };
 
 /** The pinned fields of a listed tool (absent fields stay absent). */
 export function definitionOf(tool: ToolInfo): PinnedDefinition {
@@ -191,14 +200,17 @@ export class ToolPins {
   /** The hold on one listed tool, or undefined when it matches its pin. */
   private judge(server: string, tool: ToolInfo): HeldTool | undefined {
     const pin = this.pins.get(server)?.get(tool.name);
-    if (pin?.sha256 === this.hash(tool)) return undefined;
+    const sha256 = this.hash(tool);
+    if (pin?.sha256 === sha256) return undefined;
     const after = definitionOf(tool);
-    if (!pin) return { server, tool: tool.name, change: 'new', fields: [], before: null, after };
+    if (!pin) {
+      return { server, tool: tool.name, change: 'new', fields: [], before: null, after, sha256 };
+    }
     const before = pin.definition;
     const fields = PINNED_FIELDS.filter(
       (f) => canonicalJson(before[f]) !== canonicalJson(after[f]),
     );
-    return { server, tool: tool.name, change: 'changed', fields, before, after };
+    return { server, tool: tool.name, change: 'changed', fields, before, after, sha256 };
   }
 
   /** The hold on `server`.`tool` as listed now; undefined when it may be called (or pinning is off). */
@@ -243,21 +255,20 @@ export class ToolPins {
   }
 
   /**
-   * Pins the current definition of `server`.`tool` (or of every held tool of `server` when
-   * `tool` is undefined) and answers what was approved; empty when nothing of that was held.
+   * Pins `server`.`tool` if it is held and the definition listed now is the one whose digest
+   * is `sha256` (the one the approver was shown); a definition that changed since stays held.
    */
-  async approve(server: string, tool?: string): Promise<HeldTool[]> {
-    const approved = this.held().filter(
-      (h) => h.server === server && (tool === undefined || h.tool === tool),
-    );
-    if (approved.length === 0) return [];
-    const listed = this.registry.listedTools(server);
-    const pins = approved.map((h) => this.newPin(server, listed.find((t) => t.name === h.tool)!));
-    await this.store?.put(pins);
+  async approve(server: string, tool: string, sha256: string): Promise<PinApproval> {
+    const held = this.held().find((h) => h.server === server && h.tool === tool);
+    if (!held) return { ok: false, reason: 'not_held' };
+    if (held.sha256 !== sha256.toLowerCase()) return { ok: false, reason: 'changed', held };
+    const listed = this.registry.listedTools(server).find((t) => t.name === tool)!;
+    // No await between the check and this pin: the pin is exactly the definition checked.
+    const pin = this.newPin(server, listed);
+    await this.store?.put([pin]);
     this.seen.add(server);
-    this.remember(pins);
-    for (const h of approved)
-      this.logger.info({ server, tool: h.tool }, 'tool definition approved');
-    return approved;
+    this.remember([pin]);
+    this.logger.info({ server, tool, sha256: pin.sha256 }, 'tool definition approved');
+    return { ok: true, approved: held };
   }
 }

@@ -109,6 +109,25 @@ export function approvalRoutes(
     return c.json(approval);
   });
 
+  // The whole arguments of an approval, also when `args` shows only the keys that fit: an
+  // approver can always read everything they approve (secrets redacted, keys sorted).
+  api.get('/:id/args', async (c) => {
+    const id = c.req.param('id');
+    const approval = await desk.get(id);
+    if (!approval) {
+      return refuse(
+        c,
+        404,
+        'APPROVAL_NOT_FOUND',
+        `no approval ${id} (GET /api/v1/approvals lists them)`,
+      );
+    }
+    const whole = approval.args_truncated ? await desk.wholeArgs(id) : null;
+    if (typeof whole === 'string')
+      return c.body(whole, 200, { 'content-type': 'application/json' });
+    return c.json(approval.args);
+  });
+
   const decide = (decision: Decision) => async (c: Ctx) => {
     const closed = channelRefusal(channelOf(c), channels());
     if (closed) return refuse(c, 403, 'CHANNEL_DISABLED', closed);

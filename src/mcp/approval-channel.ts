@@ -9,7 +9,7 @@ import type { CallerChannel, Decision } from '../execution/index.ts';
 import type { ApprovalRecord } from '../store/index.ts';
 import type { ToolsCallExtra } from './tools-call.ts';
 
-/** Arguments longer than this are cut in the elicitation's message (the approval holds them whole). */
+/** Arguments longer than this are not put in the elicitation's message: it says to decide on the dashboard. */
 const MESSAGE_ARGS_CHARS = 4_000;
 
 /** The one field the form asks for. */
@@ -29,10 +29,13 @@ export const DECISION_SCHEMA = {
 /** What the client's user is shown: server, tool, arguments, why, and where else to decide. */
 export function elicitationMessage(approval: ApprovalRecord): string {
   const args = JSON.stringify(approval.args, null, 2) ?? 'null';
-  const shown = args.length > MESSAGE_ARGS_CHARS ? `${args.slice(0, MESSAGE_ARGS_CHARS)}…` : args;
+  // Never a silent cut: arguments too large for this message are not shown in part at all.
+  const tooLarge = approval.args_truncated || args.length > MESSAGE_ARGS_CHARS;
   return [
     `codemux: a program wants to call ${approval.server}.${approval.tool} (tool_policy: ${approval.reason}).`,
-    `Arguments:\n${shown}`,
+    tooLarge
+      ? `Arguments: too large to show here (${approval.args_truncated ? 'more than 64 KiB' : `${args.length} characters`}): decide on the dashboard's Approvals page, where they are shown whole (or GET /api/v1/approvals/${approval.id}/args).`
+      : `Arguments:\n${args}`,
     `Approve to send it once with exactly these arguments (sha256 ${approval.args_sha256}), or deny it.`,
     `Approval ${approval.id}; it can also be decided with \`codemux approvals approve ${approval.id}\` or on the dashboard.`,
   ].join('\n');

@@ -15,6 +15,8 @@ export function approvalRecord(over: Partial<ApprovalRecord> & { id: string }): 
     server: 'fs',
     tool: 'delete_file',
     args: { path: '/tmp/é.txt', recursive: true, depth: [1, { n: null }] },
+    args_truncated: false,
+    args_cut_keys: [],
     args_sha256: 'a'.repeat(64),
     reason: 'annotated destructive',
     caller: 'token:ci',

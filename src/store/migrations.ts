@@ -209,4 +209,22 @@ export const MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE activity ADD COLUMN dry_run INTEGER NOT NULL DEFAULT 0',
     ],
   },
+  {
+    version: 10,
+    statements: [
+      // An approval's arguments are never cut silently (issue 33, item 4): the keys left out of
+      // `args` (JSON array, NULL when whole) and the whole JSON they were cut from.
+      'ALTER TABLE approvals ADD COLUMN args_cut_keys TEXT',
+      'ALTER TABLE approvals ADD COLUMN args_whole TEXT',
+    ],
+  },
+  {
+    version: 11,
+    statements: [
+      // The program is stored once, not once per held call (issue 33, item 6): approvals name
+      // it by the SHA-256 of its text. Rows written before keep their own `code`.
+      'CREATE TABLE approval_programs (sha256 TEXT PRIMARY KEY, code TEXT NOT NULL)',
+      'ALTER TABLE approvals ADD COLUMN code_sha256 TEXT',
+    ],
+  },
 ];

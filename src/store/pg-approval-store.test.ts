@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningPostgres, startPostgres } from '../../test/postgres.ts';
 import { approvalRecord, approvalStoreContract } from './approval-store.contract.ts';
@@ -102,4 +103,35 @@ describe('approvals across instances on one PostgreSQL database', () => {
       expect(await one.approvals.get(id)).toEqual(winning);
     }
   });
+});
+
+it('stores one execution’s program once for its several held calls (issue 33, item 6)', async () => {
+  const url = await server.database(`approvals${++databases}`);
+  const store = await openPgStore(url);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const code = `const big = '${'p'.repeat(20_000)}'; call_tools([...])`;
+  try {
+    for (const n of [1, 2, 3]) {
+      await store.approvals.create(approvalRecord({ id: `0${n}`, code, tool: `t${n}` }));
+    }
+    for (const a of await store.approvals.list({ limit: 10 })) expect(a.code).toBe(code);
+    const decided = await store.approvals.decide('01', 'denied', 'admin', 'x');
+    expect(decided).toMatchObject({ outcome: 'decided', approval: { code } });
+    // Every byte of program text in the database, whichever table holds it.
+    const { rows } = await client.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.columns WHERE column_name = 'code' AND table_name IN ('approvals', 'approval_programs')",
+    );
+    let bytes = 0;
+    for (const { table_name } of rows) {
+      const sum = await client.query(
+        `SELECT COALESCE(SUM(LENGTH(code)), 0)::int AS n FROM ${table_name}`,
+      );
+      bytes += sum.rows[0].n;
+    }
+    expect(bytes).toBe(code.length);
+  } finally {
+    await client.end();
+    await store.close();
+  }
 });

@@ -1,4 +1,8 @@
-/** @module Approvals in SQLite: one row per held call; a decision changes only a pending row. */
+/**
+ * @module Approvals in SQLite: one row per held call, its program once per text in
+ * approval_programs; a decision changes only a pending row.
+ */
+import { createHash } from 'node:crypto';
 import { HELD_RUN_COLUMNS, type HeldRunRow, heldRunOf, heldRunValues } from './held-run-rows.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 import type { ApprovalRecord, ApprovalStore } from './types.ts';
@@ -20,23 +24,55 @@ export const APPROVAL_COLUMNS = [
   'decided_by',
   'decided_at',
   'instance_id',
+  'args_cut_keys',
+  'args_whole',
+  'code_sha256',
 ] as const;
 
 export type ApprovalRow = Record<(typeof APPROVAL_COLUMNS)[number], string | null>;
 
-/** A row as read back (every column is TEXT, so no conversions beyond `args`). */
-export function approvalOf(row: ApprovalRow): ApprovalRecord {
-  const { args, ...rest } = row;
+/**
+ * `SELECT <this> WHERE ...` reads records: every column but the whole arguments (read only by
+ * getArgs), the program from approval_programs (or the row's own `code`, for rows older than it).
+ */
+export const APPROVAL_READ = `${APPROVAL_COLUMNS.filter(
+  (c) => c !== 'args_whole' && c !== 'code_sha256',
+)
+  .map((c) => (c === 'code' ? 'COALESCE(p.code, a.code) AS code' : `a.${c}`))
+  .join(', ')} FROM approvals a LEFT JOIN approval_programs p ON p.sha256 = a.code_sha256`;
+
+/** The program's digest, the key of its one approval_programs row (null without a program). */
+export const programDigest = (code: string | null): string | null =>
+  code === null ? null : createHash('sha256').update(code).digest('hex');
+
+/** Forgets programs no approval names any more (after a trim). */
+export const DELETE_UNUSED_PROGRAMS =
+  'DELETE FROM approval_programs WHERE sha256 NOT IN (SELECT code_sha256 FROM approvals WHERE code_sha256 IS NOT NULL)';
+
+/** A row as read back (every column is TEXT: `args` and `args_cut_keys` are JSON). */
+export function approvalOf(row: Omit<ApprovalRow, 'args_whole' | 'code_sha256'>): ApprovalRecord {
+  const { args, args_cut_keys, ...rest } = row;
+  const cut = args_cut_keys === null ? [] : (JSON.parse(args_cut_keys) as string[]);
   return {
-    ...(rest as Omit<ApprovalRecord, 'args'>),
+    ...(rest as Omit<ApprovalRecord, 'args' | 'args_truncated' | 'args_cut_keys'>),
     args: args === null ? null : (JSON.parse(args) as unknown),
+    args_truncated: args_cut_keys !== null,
+    args_cut_keys: cut,
   };
 }
 
 /** A record's values in APPROVAL_COLUMNS order; `args` as JSON text (NULL when absent). */
-export function approvalValues(a: ApprovalRecord): (string | null)[] {
+export function approvalValues(
+  a: ApprovalRecord,
+  argsWhole: string | null = null,
+): (string | null)[] {
   return APPROVAL_COLUMNS.map((c) => {
     if (c === 'args') return JSON.stringify(a.args) ?? null;
+    if (c === 'args_cut_keys') return a.args_truncated ? JSON.stringify(a.args_cut_keys) : null;
+    if (c === 'args_whole') return a.args_truncated ? argsWhole : null;
+    // The program lives once in approval_programs, named by its digest.
+    if (c === 'code') return null;
+    if (c === 'code_sha256') return programDigest(a.code);
     return a[c] ?? null;
   });
 }
@@ -46,9 +82,16 @@ export function sqliteApprovalStore(db: SqliteDatabase): ApprovalStore {
   const insert = db.prepare(
     `INSERT INTO approvals (${APPROVAL_COLUMNS.join(', ')}) VALUES (${APPROVAL_COLUMNS.map(() => '?').join(', ')})`,
   );
-  const byId = db.prepare('SELECT * FROM approvals WHERE id = ?');
-  const newest = db.prepare('SELECT * FROM approvals ORDER BY id DESC LIMIT ?');
-  const newestOf = db.prepare('SELECT * FROM approvals WHERE status = ? ORDER BY id DESC LIMIT ?');
+  const byId = db.prepare(`SELECT ${APPROVAL_READ} WHERE a.id = ?`);
+  const putProgram = db.prepare(
+    'INSERT INTO approval_programs (sha256, code) VALUES (?, ?) ON CONFLICT (sha256) DO NOTHING',
+  );
+  const deleteUnused = db.prepare(DELETE_UNUSED_PROGRAMS);
+  const wholeById = db.prepare('SELECT args_whole FROM approvals WHERE id = ?');
+  const newest = db.prepare(`SELECT ${APPROVAL_READ} ORDER BY a.id DESC LIMIT ?`);
+  const newestOf = db.prepare(
+    `SELECT ${APPROVAL_READ} WHERE a.status = ? ORDER BY a.id DESC LIMIT ?`,
+  );
   // The status test makes the first decision the only one, whoever asks second.
   const settle = db.prepare(
     "UPDATE approvals SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
@@ -66,11 +109,17 @@ export function sqliteApprovalStore(db: SqliteDatabase): ApprovalStore {
     return row ? approvalOf(row) : undefined;
   };
   return {
-    async create(approval) {
-      insert.run(...approvalValues(approval));
+    async create(approval, argsWhole) {
+      const sha = programDigest(approval.code);
+      if (sha !== null && approval.code !== null) putProgram.run(sha, approval.code);
+      insert.run(...approvalValues(approval, argsWhole));
     },
     async get(id) {
       return read(id);
+    },
+    async getArgs(id) {
+      const row = wholeById.get(id) as { args_whole: string | null } | undefined;
+      return row ? row.args_whole : undefined;
     },
     async list({ status, limit }) {
       const rows = (
@@ -85,7 +134,9 @@ export function sqliteApprovalStore(db: SqliteDatabase): ApprovalStore {
       return { outcome: changed ? 'decided' : 'already', approval };
     },
     async trim(before) {
-      return deleteOld.run(before).changes;
+      const removed = deleteOld.run(before).changes;
+      if (removed > 0) deleteUnused.run();
+      return removed;
     },
     onChange: () => () => {},
     async putRun(run) {

@@ -268,8 +268,15 @@ export interface ApprovalRecord {
   status: ApprovalStatus;
   server: string;
   tool: string;
-  /** The arguments as shown: JSON, or a string with a marker when cut (8 KiB). */
+  /**
+   * The arguments as shown: key-sorted, secrets redacted; whole up to 64 KiB of canonical
+   * JSON, else only the top-level keys that fit (the others are in `args_cut_keys`).
+   */
   args: unknown;
+  /** True when keys were left out of `args`; the whole JSON is at GET /api/v1/approvals/{id}/args. */
+  args_truncated: boolean;
+  /** The top-level keys left out of `args` (empty when `args` is whole). */
+  args_cut_keys: string[];
   /** Lowercase hex SHA-256 of the whole arguments' canonical JSON (keys sorted). */
   args_sha256: string;
   /** "annotated destructive", "rule N" or "default". */
@@ -317,7 +324,10 @@ export interface HeldRunRecord {
 
 /** Approvals; asynchronous so PostgreSQL fits behind the same contract. */
 export interface ApprovalStore {
-  create(approval: ApprovalRecord): Promise<void>;
+  /** `argsWhole`: the whole arguments' JSON when `approval.args` is cut, else null. */
+  create(approval: ApprovalRecord, argsWhole?: string | null): Promise<void>;
+  /** The whole arguments' JSON of a cut approval; null when it was not cut; undefined: no approval. */
+  getArgs(id: string): Promise<string | null | undefined>;
   get(id: string): Promise<ApprovalRecord | undefined>;
   /** Newest first, at most `limit`; only `status` when given. */
   list(query: { status?: ApprovalStatus; limit: number }): Promise<ApprovalRecord[]>;

@@ -16,7 +16,8 @@ import { canonicalJson } from '../../util/canonical-json.ts';
 import type { Logger } from '../../util/logger.ts';
 import { sortableId } from '../../util/sortable-id.ts';
 import { ACTIVITY_CODE_MAX_BYTES } from '../activity-bound.ts';
-import { cutForActivity, cutText } from '../activity-cut.ts';
+import { cutText } from '../activity-cut.ts';
+import { shownArgs } from './approval-args.ts';
 import { memoryApprovalStore } from './memory-approval-store.ts';
 import type {
   ApprovalDesk,
@@ -127,6 +128,11 @@ export class Approvals implements ApprovalDesk {
   async list(status?: ApprovalStatus): Promise<ApprovalRecord[]> {
     const items = await this.store.list({ status, limit: MAX_APPROVALS_LISTED });
     return items.map((a) => this.asSeen(a));
+  }
+
+  /** The whole arguments' JSON of a cut approval; null when it shows them whole; undefined: unknown id. */
+  async wholeArgs(id: string): Promise<string | null | undefined> {
+    return this.store.getArgs(id);
   }
 
   async get(id: string): Promise<ApprovalRecord | undefined> {
@@ -258,13 +264,17 @@ export class Approvals implements ApprovalDesk {
       };
     }
     const created = Date.now();
+    const shown = shownArgs(request.args, request.redactKeys);
     const record: ApprovalRecord = {
       id: sortableId(created),
       status: 'pending',
       server: request.server,
       tool: request.tool,
-      // Shown cut at 8 KiB (the history's cut) with secrets redacted; the digest covers them whole.
-      args: cutForActivity(request.args, request.redactKeys),
+      // Never cut silently: whole up to 64 KiB, else cut by key and saying which; the digest
+      // covers them whole.
+      args: shown.args,
+      args_truncated: shown.whole !== null,
+      args_cut_keys: shown.cutKeys,
       args_sha256: argsDigest(request.args),
       reason: request.reason,
       caller: request.caller,
@@ -289,7 +299,7 @@ export class Approvals implements ApprovalDesk {
       );
     const onAbort = () => expire('cancelled');
     try {
-      await this.store.create(record);
+      await this.store.create(record, shown.whole);
       this.events.emit('approval', record);
       this.logger.warn(
         { approval: record.id, server: request.server, tool: request.tool, caller: request.caller },

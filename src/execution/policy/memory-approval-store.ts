@@ -4,9 +4,14 @@ import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from '../../store/i
 export function memoryApprovalStore(): ApprovalStore {
   const records = new Map<string, ApprovalRecord>();
   const runs = new Map<string, HeldRunRecord>();
+  const wholeArgs = new Map<string, string | null>();
   return {
-    async create(approval) {
+    async create(approval, argsWhole) {
       records.set(approval.id, { ...approval });
+      wholeArgs.set(approval.id, argsWhole ?? null);
+    },
+    async getArgs(id) {
+      return records.has(id) ? (wholeArgs.get(id) ?? null) : undefined;
     },
     async get(id) {
       const record = records.get(id);
@@ -31,6 +36,7 @@ export function memoryApprovalStore(): ApprovalStore {
       for (const [id, a] of records) {
         if (a.status !== 'pending' && a.created_at < before) {
           records.delete(id);
+          wholeArgs.delete(id);
           removed++;
         }
       }

@@ -25,6 +25,8 @@ export interface ApprovalDesk {
   /** Newest first (at most 500); only `status` when given. */
   list(status?: ApprovalStatus): Promise<ApprovalRecord[]>;
   get(id: string): Promise<ApprovalRecord | undefined>;
+  /** The whole arguments' JSON of a cut approval (`args_truncated`); null when not cut; undefined: unknown id. */
+  wholeArgs(id: string): Promise<string | null | undefined>;
   /**
    * Decides a pending approval; the first decision wins on any instance. `argsSha256`, when
    * given, must be the approval's digest: a decision is bound to the arguments it was shown.

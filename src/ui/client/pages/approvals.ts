@@ -13,6 +13,9 @@ interface Approval {
   server: string;
   tool: string;
   args: unknown;
+  /** True when `args` leaves out `args_cut_keys` (over 64 KiB); the whole JSON is at .../args. */
+  args_truncated: boolean;
+  args_cut_keys: string[];
   args_sha256: string;
   reason: string;
   caller: string;
@@ -119,6 +122,14 @@ export async function approvalsPage(): Promise<void> {
         'td',
         { class: 'request' },
         outputBlock(a.args, 'Arguments'),
+        a.args_truncated
+          ? h(
+              'p',
+              { class: 'cut' },
+              `Not shown above (the arguments are over 64 KiB): ${a.args_cut_keys.join(', ')}. `,
+              h('a', { href: `/api/v1/approvals/${seg(a.id)}/args` }, 'Whole arguments (JSON)'),
+            )
+          : '',
         a.code ? h('details', {}, h('summary', {}, 'Program'), outputBlock(a.code, 'Program')) : '',
         a.activity_id
           ? h('a', { href: `/ui/activity/${seg(a.activity_id)}` }, 'Execution record')

@@ -2,6 +2,7 @@
 import { api, errorText, seg } from '../api.ts';
 import { byId, h, say } from '../dom.ts';
 import { codeEditor } from '../editor.ts';
+import { watchPendingApprovals } from '../pending-approvals.ts';
 import { parseJsonField, showRun } from '../run-result.ts';
 
 const SAMPLE = `// Upstream tools: call_tool(server, tool, args), or await tools.<server>.<tool>(args)
@@ -28,28 +29,14 @@ async function loadRecord(id: string, editor: { set(code: string): void }): Prom
   say(`Loaded the program of activity record ${id}; Run runs it again.`);
 }
 
-/** How often a run in flight looks for approvals its calls wait on. */
-const APPROVAL_POLL_MS = 1000;
-
 /**
  * Until the returned stop is called, shows in `result` each approval the admin's runs started
  * since now wait on, with a link to the Approvals page: a held call never looks like a hang.
  */
 function watchHeld(result: HTMLElement): () => void {
   const since = new Date().toISOString();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let stopped = false;
   const shown = new Set<string>();
-  const look = async () => {
-    const answer = await api('GET', '/approvals?status=pending');
-    if (stopped) return;
-    const items = (answer.status === 200 ? answer.json.items : []) as Array<{
-      id: string;
-      server: string;
-      tool: string;
-      caller: string;
-      created_at: string;
-    }>;
+  return watchPendingApprovals((items) => {
     for (const a of items) {
       if (a.caller !== 'admin' || a.created_at < since || shown.has(a.id)) continue;
       shown.add(a.id);
@@ -64,13 +51,8 @@ function watchHeld(result: HTMLElement): () => void {
       );
       say(`Waiting for approval of ${a.server}.${a.tool}…`);
     }
-    timer = setTimeout(look, APPROVAL_POLL_MS);
-  };
-  timer = setTimeout(look, APPROVAL_POLL_MS);
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+    return false;
+  });
 }
 
 export function playgroundPage(): void {

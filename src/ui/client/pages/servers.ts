@@ -27,6 +27,8 @@ interface HeldTool {
   fields: string[];
   before: unknown;
   after: unknown;
+  /** The digest of `after`: the approval names it, so it approves only what this page shows. */
+  sha256: string;
 }
 
 /** The held tools (empty when they cannot be read: the page still shows the rest). */
@@ -194,7 +196,14 @@ function heldCell(server: string, t: HeldTool, main: HTMLElement): HTMLElement {
       type: 'button',
       onclick: async () => {
         approve.setAttribute('disabled', '');
-        const answer = await api('POST', `/servers/${seg(server)}/tools/${seg(t.tool)}/approve`);
+        const answer = await api('POST', `/servers/${seg(server)}/tools/${seg(t.tool)}/approve`, {
+          sha256: t.sha256,
+        });
+        if (answer.status === 409) {
+          // It changed since this page showed it: show what it is now, still held.
+          await showServerTools(main);
+          return say(errorText(answer), true);
+        }
         if (answer.status !== 200) {
           approve.removeAttribute('disabled');
           return say(errorText(answer), true);
@@ -223,6 +232,7 @@ function heldCell(server: string, t: HeldTool, main: HTMLElement): HTMLElement {
       t.before === null ? h('p', {}, 'none: a new tool') : outputBlock(t.before, 'Before'),
       h('p', {}, 'After (listed now)'),
       outputBlock(t.after, 'After'),
+      h('p', { class: 'hint' }, `sha256 ${t.sha256}`),
     ),
     approve,
   );

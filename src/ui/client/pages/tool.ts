@@ -7,6 +7,7 @@
 import { type ApiAnswer, api, errorText, seg } from '../api.ts';
 import { badge, byId, h, say } from '../dom.ts';
 import { outputBlock } from '../output.ts';
+import { watchPendingApprovals } from '../pending-approvals.ts';
 import { type Outcome, onSubmitOnce, programOutcome, showRun } from '../run-result.ts';
 import { schemaForm } from '../schema-form.ts';
 import { annotationsCell } from './servers.ts';
@@ -25,9 +26,6 @@ interface ToolDetail {
 
 /** The program Try runs: one call, its envelope as the value. */
 export const TRY_PROGRAM = 'return await call_tool(input.server, input.tool, input.args);';
-/** How often a Try in flight looks for its call among the pending approvals. */
-const APPROVAL_POLL_MS = 1000;
-
 /** The call's own outcome: its result, or its error (POLICY_DENIED, TOOL_ERROR...) clearly. */
 function callOutcome(answer: ApiAnswer): Outcome {
   const body = answer.json;
@@ -57,23 +55,11 @@ function waitingNote(): HTMLElement {
  * `onPending` once it sees one (the policy may have changed since the page was loaded).
  */
 function watchApprovals(server: string, tool: string, onPending: () => void): () => void {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let stopped = false;
-  const look = async () => {
-    const answer = await api('GET', '/approvals?status=pending');
-    if (stopped) return;
-    const items = (answer.status === 200 ? answer.json.items : []) as Array<{
-      server: string;
-      tool: string;
-    }>;
-    if (items.some((a) => a.server === server && a.tool === tool)) return onPending();
-    timer = setTimeout(look, APPROVAL_POLL_MS);
-  };
-  timer = setTimeout(look, APPROVAL_POLL_MS);
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+  return watchPendingApprovals((items) => {
+    if (!items.some((a) => a.server === server && a.tool === tool)) return false;
+    onPending();
+    return true;
+  });
 }
 
 function facts(d: ToolDetail): HTMLElement[] {
