@@ -391,8 +391,16 @@ describe('live upstreams', () => {
     const code = `call_tool('fixture', '${name}', {})`;
     const held = await gateway.rest('POST', '/api/v1/code/exec', { code });
     expect(held.json.value.error.code).toBe('TOOL_CHANGED');
+    // The approval names the definition it was shown (its sha256 from the held list).
+    const shown = (await gateway.rest('GET', '/api/v1/tools/held')).json.items.find(
+      (item: { tool: string }) => item.tool === name,
+    );
     expect(
-      (await gateway.rest('POST', `/api/v1/servers/fixture/tools/${name}/approve`)).status,
+      (
+        await gateway.rest('POST', `/api/v1/servers/fixture/tools/${name}/approve`, {
+          sha256: shown.sha256,
+        })
+      ).status,
     ).toBe(200);
     expect((await client.listTools()).tools[0]!.description).toContain(
       `${name}: A tool added at run time`,
