@@ -120,3 +120,18 @@ export function runCli(
     });
   });
 }
+
+/** Polls `probe` every 100 ms until it gives a value, which it returns; past `ms`, throws naming `what`. */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  ms = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -16,23 +16,13 @@ import {
 } from './fixtures/oauth/protected-mcp-server.ts';
 import { followAuthorization } from './fixtures/oauth/user-agent.ts';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { runCli, writeConfig } from './helpers.ts';
+import { runCli, until, writeConfig } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
 
 /** Calls made through the gateway while the token is stale: each could have asked for one. */
 const CALLS = 20;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const stateOf = async (g: RunningGateway): Promise<Json> =>
   (await g.rest('GET', '/api/v1/servers')).json.value.servers.find(
@@ -69,8 +59,10 @@ describe('tokens that say they live 0 or 1 seconds', () => {
     const configFile = writeConfig({ mcpServers: [{ name: 'secured', url: mcp.url }] });
     g = await startGateway(configFile);
     const gateway = g;
-    await until('needs_auth', async () =>
-      (await stateOf(gateway))?.state === 'needs_auth' ? true : undefined,
+    await until(
+      'needs_auth',
+      async () => ((await stateOf(gateway))?.state === 'needs_auth' ? true : undefined),
+      20_000,
     );
     const started = await gateway.rest('POST', '/api/v1/servers/secured/auth/login', {});
     const callback = await followAuthorization(
@@ -83,8 +75,10 @@ describe('tokens that say they live 0 or 1 seconds', () => {
 
   it('expires_in 1: calls keep working on the token they have, refreshed at most twice', async () => {
     const { gateway, as } = await signedIn(1);
-    await until('ready', async () =>
-      (await stateOf(gateway))?.state === 'ready' ? true : undefined,
+    await until(
+      'ready',
+      async () => ((await stateOf(gateway))?.state === 'ready' ? true : undefined),
+      20_000,
     );
     for (let i = 0; i < CALLS; i++) expect(await whoami(gateway)).toContain(as.accountId);
     // Before the floor: a refresh per call, and one scheduled at once after each (hundreds).
@@ -94,18 +88,25 @@ describe('tokens that say they live 0 or 1 seconds', () => {
 
   it('tokens that really live 1 s: refreshed at most twice; a 401 meanwhile waits for the next refresh, saying so', async () => {
     const { gateway, as } = await signedIn(1, true);
-    await until('connected once', async () =>
-      ['ready', 'needs_auth'].includes((await stateOf(gateway))?.state) &&
-      (as.counts.token.refresh_token ?? 0) > 0
-        ? true
-        : undefined,
+    await until(
+      'connected once',
+      async () =>
+        ['ready', 'needs_auth'].includes((await stateOf(gateway))?.state) &&
+        (as.counts.token.refresh_token ?? 0) > 0
+          ? true
+          : undefined,
+      20_000,
     );
     // Once the token has expired, a call gets a 401 that no refresh may answer yet.
-    const secured = await until('a 401 waiting for the next refresh', async () => {
-      await whoami(gateway);
-      const s = await stateOf(gateway);
-      return s?.state === 'needs_auth' ? s : undefined;
-    });
+    const secured = await until(
+      'a 401 waiting for the next refresh',
+      async () => {
+        await whoami(gateway);
+        const s = await stateOf(gateway);
+        return s?.state === 'needs_auth' ? s : undefined;
+      },
+      20_000,
+    );
     expect(secured.last_error).toMatch(
       /refused the access token \(401\) and the next refresh may be sent in \d+ s/,
     );
@@ -115,12 +116,16 @@ describe('tokens that say they live 0 or 1 seconds', () => {
 
   it('expires_in 0: the token is used once, then needs_auth with the reason; no refresh', async () => {
     const { gateway, as, configFile } = await signedIn(0);
-    const secured = await until('needs_auth with the reason', async () => {
-      const s = await stateOf(gateway);
-      return s?.state === 'needs_auth' && /already expired/.test(s.last_error ?? '')
-        ? s
-        : undefined;
-    });
+    const secured = await until(
+      'needs_auth with the reason',
+      async () => {
+        const s = await stateOf(gateway);
+        return s?.state === 'needs_auth' && /already expired/.test(s.last_error ?? '')
+          ? s
+          : undefined;
+      },
+      20_000,
+    );
     expect(secured.last_error).toContain('expires_in: 0');
     expect(secured.last_error).toContain('sign in again');
     for (let i = 0; i < CALLS; i++) {

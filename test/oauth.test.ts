@@ -17,7 +17,7 @@ import {
 } from './fixtures/oauth/protected-mcp-server.ts';
 import { followAuthorization } from './fixtures/oauth/user-agent.ts';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { BIN, runCli, SERVERS, writeConfig } from './helpers.ts';
+import { BIN, runCli, SERVERS, until, writeConfig } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
 const SIGN_IN = 'secured needs sign-in: run `codemux auth login secured`';
@@ -26,16 +26,6 @@ const REFRESH_FLOOR_MS = 1000;
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const stateOf = async (g: RunningGateway, name: string): Promise<Json> =>
   (await g.rest('GET', '/api/v1/servers')).json.value.servers.find((s: Json) => s.name === name);

@@ -6,19 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { runCli, writeConfig } from './helpers.ts';
+import { runCli, until, writeConfig } from './helpers.ts';
 
 const NOT_FOUND = 'command not found: no-such-command-4d2 (server ghost)';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('a server whose command does not exist', () => {
   let g: RunningGateway;
@@ -35,13 +25,17 @@ describe('a server whose command does not exist', () => {
 
   it('says "command not found: X (server S)", retries with backoff and warns once', async () => {
     // Three failed attempts (the first and two retries) are in its history.
-    const detail = await until('three failed starts', async () => {
-      const answer = await g.rest('GET', '/api/v1/servers/ghost');
-      const failed = (answer.json.value?.history ?? []).filter(
-        (e: { event: string }) => e.event === 'failed',
-      );
-      return failed.length >= 3 ? answer.json.value : undefined;
-    });
+    const detail = await until(
+      'three failed starts',
+      async () => {
+        const answer = await g.rest('GET', '/api/v1/servers/ghost');
+        const failed = (answer.json.value?.history ?? []).filter(
+          (e: { event: string }) => e.event === 'failed',
+        );
+        return failed.length >= 3 ? answer.json.value : undefined;
+      },
+      20_000,
+    );
     const failures = detail.history.filter((e: { event: string }) => e.event === 'failed');
     for (const e of failures) expect(e.detail).toBe(NOT_FOUND);
     // Backoff: a retry starts 250 ms after the first failure, the next 500 ms after the second

@@ -17,7 +17,7 @@ import {
 } from './fixtures/oauth/protected-mcp-server.ts';
 import { followAuthorization } from './fixtures/oauth/user-agent.ts';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { writeConfig } from './helpers.ts';
+import { until, writeConfig } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
@@ -25,16 +25,6 @@ type Json = any;
 const HEADER_SECRET = 'hdr-5ecret-9f3a71c2';
 /** The echoed page ends with this much filler: the excerpt must not carry it. */
 const PAGE_PAD_BYTES = 8192;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('an upstream whose error page echoes the request headers', () => {
   let as: AuthorizationServer;
