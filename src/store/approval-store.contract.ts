@@ -1,4 +1,4 @@
-/** @module The approval store's contract suite: every implementation (SQLite, PostgreSQL) runs it. */
+/** @module The approval store's contract suite: every implementation (memory, SQLite, PostgreSQL) runs it. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from './types.ts';
 

@@ -1,5 +1,6 @@
 /** @module Persistence: tokens, activity, code tools, pins, approvals and upstream OAuth (SQLite or PostgreSQL); the admin and secret key files. */
 export { type AdminKey, API_KEY_FILE, ensureAdminKey, readAdminKey } from './admin-key.ts';
+export { memoryApprovalStore } from './memory-approval-store.ts';
 export { openConfiguredStore, openStore, type Store } from './open-store.ts';
 export {
   loadSecretKey,

@@ -1,5 +1,5 @@
 /** @module Approvals kept in memory: the store of a runtime without a database (they last as long as the process). */
-import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from '../../store/index.ts';
+import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from './types.ts';
 
 export function memoryApprovalStore(): ApprovalStore {
   const records = new Map<string, ApprovalRecord>();
