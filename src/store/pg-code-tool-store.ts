@@ -3,7 +3,6 @@
  * transaction and then a change notice, so every other instance reloads its tools at once.
  */
 import type pg from 'pg';
-import type { PgDatabase } from './pg-database.ts';
 import {
   type ParamRow,
   paramOf,
@@ -12,7 +11,8 @@ import {
   settingsValues,
   type ToolRow,
   type VersionRow,
-} from './sqlite-code-tool-store.ts';
+} from './code-tool-rows.ts';
+import type { PgDatabase } from './pg-database.ts';
 import type { CodeTool, CodeToolParam, CodeToolSettings, CodeToolStore } from './types.ts';
 
 const SETTINGS = 'description, code, timeout_ms, memory_limit_mb, enabled, allowed_servers';

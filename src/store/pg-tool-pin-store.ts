@@ -3,7 +3,7 @@
  * and then a change notice, so every other instance reloads its pins at once.
  */
 import type { PgDatabase } from './pg-database.ts';
-import { type PinRow, pinOf, pinValues } from './sqlite-tool-pin-store.ts';
+import { type PinRow, pinOf, pinValues } from './tool-pin-rows.ts';
 import type { ToolPin, ToolPinStore } from './types.ts';
 
 const UPSERT =
