@@ -1,5 +1,5 @@
 /** @module An activity query's filters as one portable WHERE clause (positional `?`), for either database. */
-import type { ActivityQuery } from './types.ts';
+import type { ActivityQuery } from './activity-store.ts';
 
 /** The instants a stored `started_at` can hold (toISOString's 24-character form). */
 const FIRST_STORED_MS = Date.parse('0000-01-01T00:00:00.000Z');

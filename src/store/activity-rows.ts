@@ -1,5 +1,5 @@
 /** @module The activity table's rows, shared by the SQLite and PostgreSQL activity stores: JSON columns as text. */
-import type { ActivityRecord } from './types.ts';
+import type { ActivityRecord } from './activity-store.ts';
 
 /** The table's columns; `seq` orders a parent's children. */
 export const ACTIVITY_COLUMNS = [

@@ -3,7 +3,7 @@
  * column TEXT, JSON as text, the program kept once in approval_programs by its digest.
  */
 import { createHash } from 'node:crypto';
-import type { ApprovalRecord } from './types.ts';
+import type { ApprovalRecord } from './approval-store.ts';
 
 /** The table's columns, in ApprovalRecord's field order. */
 export const APPROVAL_COLUMNS = [

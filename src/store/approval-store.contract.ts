@@ -1,6 +1,6 @@
 /** @module The approval store's contract suite: every implementation (memory, SQLite, PostgreSQL) runs it. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from './types.ts';
+import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from './approval-store.ts';
 
 export interface OpenedApprovals {
   approvals: ApprovalStore;

@@ -1,5 +1,5 @@
 /** @module The code tool tables' rows, shared by the SQLite and PostgreSQL code tool stores: booleans as 0/1, JSON as text. */
-import type { CodeToolParam, CodeToolParamType, CodeToolSettings } from './types.ts';
+import type { CodeToolParam, CodeToolParamType, CodeToolSettings } from './code-tool-store.ts';
 
 export interface SettingsRow {
   description: string;

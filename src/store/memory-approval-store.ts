@@ -1,5 +1,5 @@
 /** @module Approvals kept in memory: the store of a runtime without a database (they last as long as the process). */
-import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from './types.ts';
+import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from './approval-store.ts';
 
 /**
  * Approvals and held runs in this process, as the databases keep them: every record is copied

@@ -2,8 +2,8 @@
 
 import { activityFilter } from './activity-filter.ts';
 import { ACTIVITY_COLUMNS, type ActivityRow, activityOf, activityRow } from './activity-rows.ts';
+import type { ActivityRecord, ActivityStore } from './activity-store.ts';
 import { NOTICE_DATA_MAX_BYTES, type PgDatabase } from './pg-database.ts';
-import type { ActivityRecord, ActivityStore } from './types.ts';
 
 /** The portable filter's `?` placeholders as `$1`, `$2`, ... (the filter has no other `?`). */
 function numbered(sql: string, first = 1): string {

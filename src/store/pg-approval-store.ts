@@ -12,9 +12,9 @@ import {
   DELETE_UNUSED_PROGRAMS,
   programDigest,
 } from './approval-rows.ts';
+import type { ApprovalStore } from './approval-store.ts';
 import { HELD_RUN_COLUMNS, type HeldRunRow, heldRunOf, heldRunValues } from './held-run-rows.ts';
 import type { PgDatabase } from './pg-database.ts';
-import type { ApprovalStore } from './types.ts';
 
 const INSERT = `INSERT INTO approvals (${APPROVAL_COLUMNS.join(', ')}) VALUES (${APPROVAL_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 // Row-locked and conditional: a second instance's UPDATE waits for the first to commit, then

@@ -12,8 +12,13 @@ import {
   type ToolRow,
   type VersionRow,
 } from './code-tool-rows.ts';
+import type {
+  CodeTool,
+  CodeToolParam,
+  CodeToolSettings,
+  CodeToolStore,
+} from './code-tool-store.ts';
 import type { PgDatabase } from './pg-database.ts';
-import type { CodeTool, CodeToolParam, CodeToolSettings, CodeToolStore } from './types.ts';
 
 const SETTINGS = 'description, code, timeout_ms, memory_limit_mb, enabled, allowed_servers';
 type Queryable = Pick<pg.ClientBase, 'query'>;

@@ -13,7 +13,7 @@ import {
   TOKEN_PREFIX,
   tokenExists,
 } from './token-rules.ts';
-import type { TokenRecord, TokenStore } from './types.ts';
+import type { TokenRecord, TokenStore } from './token-store.ts';
 
 /** `last_used_at` is written at most this often per token (it is informational). */
 const TOUCH_INTERVAL_MS = 60_000;

@@ -1,8 +1,8 @@
 /** @module Activity history in SQLite: one table, batched inserts in one transaction. */
 import { activityFilter } from './activity-filter.ts';
 import { ACTIVITY_COLUMNS, type ActivityRow, activityOf, activityRow } from './activity-rows.ts';
+import type { ActivityStore } from './activity-store.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
-import type { ActivityStore } from './types.ts';
 
 export function sqliteActivityStore(db: SqliteDatabase): ActivityStore {
   const insertRow = db.prepare(

@@ -11,9 +11,9 @@ import {
   DELETE_UNUSED_PROGRAMS,
   programDigest,
 } from './approval-rows.ts';
+import type { ApprovalStore } from './approval-store.ts';
 import { HELD_RUN_COLUMNS, type HeldRunRow, heldRunOf, heldRunValues } from './held-run-rows.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
-import type { ApprovalStore } from './types.ts';
 
 /** Approvals in an open database; one gateway per SQLite file, so there is no other instance to hear. */
 export function sqliteApprovalStore(db: SqliteDatabase): ApprovalStore {

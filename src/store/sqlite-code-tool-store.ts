@@ -8,15 +8,15 @@ import {
   type ToolRow,
   type VersionRow,
 } from './code-tool-rows.ts';
-import { sqliteCommits } from './sqlite-commits.ts';
-import type { SqliteDatabase } from './sqlite-database.ts';
 import type {
   CodeTool,
   CodeToolParam,
   CodeToolSettings,
   CodeToolStore,
   CodeToolVersion,
-} from './types.ts';
+} from './code-tool-store.ts';
+import { sqliteCommits } from './sqlite-commits.ts';
+import type { SqliteDatabase } from './sqlite-database.ts';
 
 /** Code tools in an open database; closing the database is its owner's job. */
 export function sqliteCodeToolStore(db: SqliteDatabase): CodeToolStore {

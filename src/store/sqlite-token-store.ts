@@ -8,7 +8,7 @@ import {
   TOKEN_PREFIX,
   tokenExists,
 } from './token-rules.ts';
-import type { TokenStore } from './types.ts';
+import type { TokenStore } from './token-store.ts';
 
 /** Agent tokens in an open database; closing the database is its owner's job. */
 export function sqliteTokenStore(db: SqliteDatabase): TokenStore {

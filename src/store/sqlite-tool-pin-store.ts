@@ -1,7 +1,7 @@
 /** @module Tool-definition pins in SQLite: one row per pinned tool, one per server seen. */
 import type { SqliteDatabase } from './sqlite-database.ts';
 import { type PinRow, pinOf, pinValues } from './tool-pin-rows.ts';
-import type { ToolPin, ToolPinStore } from './types.ts';
+import type { ToolPin, ToolPinStore } from './tool-pin-store.ts';
 
 /** Pins in an open database; one gateway per SQLite file, so there is no other instance to hear. */
 export function sqliteToolPinStore(db: SqliteDatabase): ToolPinStore {

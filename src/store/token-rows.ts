@@ -1,5 +1,5 @@
 /** @module The agent_tokens table's rows (but the hash), shared by the SQLite and PostgreSQL token stores: lists as JSON text. */
-import type { TokenRecord } from './types.ts';
+import type { TokenRecord } from './token-store.ts';
 
 export interface TokenRow {
   name: string;

@@ -1,5 +1,5 @@
 /** @module The tool_pins table's rows, shared by the SQLite and PostgreSQL pin stores: the definition as JSON text. */
-import type { PinnedDefinition, ToolPin } from './types.ts';
+import type { PinnedDefinition, ToolPin } from './tool-pin-store.ts';
 
 export interface PinRow {
   server: string;
