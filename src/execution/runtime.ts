@@ -6,12 +6,13 @@ import { CodeTools } from '../codetools/index.ts';
 import { OAUTH_CALLBACK_PATH } from '../config/defaults.ts';
 import { maxUpstreamMessageBytes, type ResolvedConfig } from '../config/index.ts';
 import { SandboxPool } from '../sandbox/index.ts';
-import type {
-  ActivityStore,
-  ApprovalStore,
-  CodeToolStore,
-  OAuthStore,
-  ToolPinStore,
+import {
+  type ActivityStore,
+  type ApprovalStore,
+  type CodeToolStore,
+  memoryApprovalStore,
+  type OAuthStore,
+  type ToolPinStore,
 } from '../store/index.ts';
 import {
   TYPECHECK_DEFAULTS,
@@ -28,7 +29,6 @@ import { DrainingExecutor } from './drain.ts';
 import { ExecuteService } from './execute-service.ts';
 import { Approvals } from './policy/approvals.ts';
 import { HeldRuns } from './policy/held-runs.ts';
-import { memoryApprovalStore } from './policy/memory-approval-store.ts';
 import { ExecutionService } from './service.ts';
 import { ToolPins } from './tool-pins.ts';
 

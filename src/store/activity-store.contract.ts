@@ -1,7 +1,7 @@
 /** @module The activity store's contract suite: every implementation (SQLite, PostgreSQL) runs it. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseIsoInstant } from '../util/iso-instant.ts';
-import type { ActivityQuery, ActivityRecord, ActivityStore } from './types.ts';
+import type { ActivityQuery, ActivityRecord, ActivityStore } from './activity-store.ts';
 
 export interface OpenedStore {
   activity: ActivityStore;

@@ -1,6 +1,6 @@
-/** @module The approval store's contract suite: every implementation (SQLite, PostgreSQL) runs it. */
+/** @module The approval store's contract suite: every implementation (memory, SQLite, PostgreSQL) runs it. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from './types.ts';
+import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from './approval-store.ts';
 
 export interface OpenedApprovals {
   approvals: ApprovalStore;
@@ -62,6 +62,52 @@ export function approvalStoreContract(label: string, open: () => Promise<OpenedA
       expect(await store.get('02')).toEqual(sparse);
       expect(await store.get('nope')).toBeUndefined();
       expect(await store.list({ limit: 10 })).toEqual([sparse, whole]);
+    });
+
+    it('keeps the whole arguments of a cut approval only, for getArgs', async () => {
+      const whole = `{"path":"/tmp/x","content":"${'x'.repeat(70_000)}"}`;
+      const cut = approvalRecord({
+        id: '05',
+        args: { path: '/tmp/x' },
+        args_truncated: true,
+        args_cut_keys: ['content'],
+      });
+      await store.create(cut, whole);
+      // Whole arguments offered with an approval that was not cut are not kept.
+      await store.create(approvalRecord({ id: '06' }), '{"path":"/tmp/é.txt"}');
+      await store.create(approvalRecord({ id: '07' }));
+      expect(await store.getArgs('05')).toBe(whole);
+      expect(await store.getArgs('06')).toBeNull();
+      expect(await store.getArgs('07')).toBeNull();
+      expect(await store.getArgs('nope')).toBeUndefined();
+      expect(await store.get('05')).toEqual(cut);
+    });
+
+    it('hands out copies: changing what was written or read changes nothing kept', async () => {
+      const written = approvalRecord({ id: '08' });
+      await store.create(written);
+      (written.args as { path: string }).path = '/changed';
+      written.args_cut_keys.push('changed');
+      const read = await store.get('08');
+      (read?.args as { path: string }).path = '/changed again';
+      const [listed] = await store.list({ limit: 1 });
+      (listed?.args as { path: string }).path = '/changed again';
+      expect(await store.get('08')).toEqual(approvalRecord({ id: '08' }));
+      const run: HeldRunRecord = {
+        id: 'run-8',
+        caller: 'admin',
+        instance_id: 'gw-1',
+        state: 'done',
+        approval_id: null,
+        result: { content: [{ type: 'text', text: 'kept' }] },
+        updated_at: '2026-12-03T10:00:00.000Z',
+        expires_at: '2026-12-03T10:10:00.000Z',
+      };
+      await store.putRun(run);
+      (run.result as { content: unknown[] }).content.push('changed');
+      expect(await store.getRun('run-8')).toMatchObject({
+        result: { content: [{ type: 'text', text: 'kept' }] },
+      });
     });
 
     it('lists newest first, by status, at most the limit', async () => {

@@ -1,6 +1,6 @@
 /** @module The code tool store's contract suite: every implementation (SQLite, PostgreSQL) runs it. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CodeToolParam, CodeToolSettings, CodeToolStore } from './types.ts';
+import type { CodeToolParam, CodeToolSettings, CodeToolStore } from './code-tool-store.ts';
 
 export interface OpenedCodeToolStore {
   codeTools: CodeToolStore;

@@ -1,5 +1,5 @@
 /** @module A held run as a row of either database: every column TEXT, `result` as JSON text. */
-import type { HeldRunRecord } from './types.ts';
+import type { HeldRunRecord } from './approval-store.ts';
 
 /** The table's columns, in HeldRunRecord's field order. */
 export const HELD_RUN_COLUMNS = [

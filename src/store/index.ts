@@ -1,14 +1,5 @@
 /** @module Persistence: tokens, activity, code tools, pins, approvals and upstream OAuth (SQLite or PostgreSQL); the admin and secret key files. */
-export { type AdminKey, API_KEY_FILE, ensureAdminKey, readAdminKey } from './admin-key.ts';
-export { openConfiguredStore, openStore, type Store } from './open-store.ts';
-export {
-  loadSecretKey,
-  parseSecretKey,
-  SECRET_KEY_FILE,
-  SECRET_KEY_VARIABLE,
-  type SecretKey,
-} from './secret-key.ts';
-export { DATABASE_FILE } from './sqlite-database.ts';
+
 export {
   ACTIVITY_KINDS,
   ACTIVITY_STATUSES,
@@ -19,11 +10,17 @@ export {
   type ActivityStatus,
   type ActivityStore,
   type ActivitySurface,
+} from './activity-store.ts';
+export { type AdminKey, API_KEY_FILE, ensureAdminKey, readAdminKey } from './admin-key.ts';
+export {
   APPROVAL_STATUSES,
   type ApprovalDecideOutcome,
   type ApprovalRecord,
   type ApprovalStatus,
   type ApprovalStore,
+  type HeldRunRecord,
+} from './approval-store.ts';
+export {
   CODE_TOOL_PARAM_TYPES,
   type CodeTool,
   type CodeToolParam,
@@ -31,16 +28,24 @@ export {
   type CodeToolSettings,
   type CodeToolStore,
   type CodeToolVersion,
-  type HeldRunRecord,
-  type OAuthCredentials,
-  type OAuthCredentialsWrite,
-  type OAuthFlow,
-  type OAuthFlowStatus,
-  type OAuthStore,
   type ParamWrite,
-  type PinnedDefinition,
-  type TokenRecord,
-  type TokenStore,
-  type ToolPin,
-  type ToolPinStore,
-} from './types.ts';
+} from './code-tool-store.ts';
+export { memoryApprovalStore } from './memory-approval-store.ts';
+export type {
+  OAuthCredentials,
+  OAuthCredentialsWrite,
+  OAuthFlow,
+  OAuthFlowStatus,
+  OAuthStore,
+} from './oauth-store.ts';
+export { openConfiguredStore, openStore, type Store } from './open-store.ts';
+export {
+  loadSecretKey,
+  parseSecretKey,
+  SECRET_KEY_FILE,
+  SECRET_KEY_VARIABLE,
+  type SecretKey,
+} from './secret-key.ts';
+export { DATABASE_FILE } from './sqlite-database.ts';
+export type { TokenRecord, TokenStore } from './token-store.ts';
+export type { PinnedDefinition, ToolPin, ToolPinStore } from './tool-pin-store.ts';

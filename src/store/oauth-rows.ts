@@ -1,5 +1,5 @@
 /** @module The OAuth tables' rows and writes, shared by the SQLite and PostgreSQL OAuth stores. */
-import type { OAuthCredentials, OAuthCredentialsWrite, OAuthFlow } from './types.ts';
+import type { OAuthCredentials, OAuthCredentialsWrite, OAuthFlow } from './oauth-store.ts';
 
 export type CredentialsRow = Omit<OAuthCredentials, 'discovery'> & { discovery: string | null };
 export type FlowRow = OAuthFlow;

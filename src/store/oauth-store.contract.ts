@@ -1,7 +1,7 @@
 /** @module The OAuth store's contract suite: every implementation (SQLite, PostgreSQL) runs it. */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { OAuthFlow, OAuthStore } from './types.ts';
+import type { OAuthFlow, OAuthStore } from './oauth-store.ts';
 
 export interface OpenedOAuth {
   oauth: OAuthStore;

@@ -1,5 +1,9 @@
 /** @module Opens the store a gateway uses: tokens, activity, code tools, pins, approvals and upstream OAuth in one database. */
 
+import type { ActivityStore } from './activity-store.ts';
+import type { ApprovalStore } from './approval-store.ts';
+import type { CodeToolStore } from './code-tool-store.ts';
+import type { OAuthStore } from './oauth-store.ts';
 import type { PgClusterSlots as ClusterSlots } from './pg-cluster-slots.ts';
 import { sqliteActivityStore } from './sqlite-activity-store.ts';
 import { sqliteApprovalStore } from './sqlite-approval-store.ts';
@@ -8,14 +12,8 @@ import { openSqliteDatabase } from './sqlite-database.ts';
 import { sqliteOAuthStore } from './sqlite-oauth-store.ts';
 import { sqliteTokenStore } from './sqlite-token-store.ts';
 import { sqliteToolPinStore } from './sqlite-tool-pin-store.ts';
-import type {
-  ActivityStore,
-  ApprovalStore,
-  CodeToolStore,
-  OAuthStore,
-  TokenStore,
-  ToolPinStore,
-} from './types.ts';
+import type { TokenStore } from './token-store.ts';
+import type { ToolPinStore } from './tool-pin-store.ts';
 
 export interface Store {
   tokens: TokenStore;

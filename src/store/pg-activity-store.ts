@@ -1,7 +1,9 @@
 /** @module Activity history in PostgreSQL: the SQLite store's table and rows, `$n` parameters. */
+
+import { activityFilter } from './activity-filter.ts';
+import { ACTIVITY_COLUMNS, type ActivityRow, activityOf, activityRow } from './activity-rows.ts';
+import type { ActivityRecord, ActivityStore } from './activity-store.ts';
 import { NOTICE_DATA_MAX_BYTES, type PgDatabase } from './pg-database.ts';
-import { activityFilter, COLUMNS, fromRow, type Row, toRow } from './sqlite-activity-store.ts';
-import type { ActivityRecord, ActivityStore } from './types.ts';
 
 /** The portable filter's `?` placeholders as `$1`, `$2`, ... (the filter has no other `?`). */
 function numbered(sql: string, first = 1): string {
@@ -33,10 +35,11 @@ export function pgActivityStore(db: PgDatabase): ActivityStore {
   /** Reads of announced ids, one after the other, so the feeds get them in the order written. */
   let reads = Promise.resolve();
   const readBack = async (ids: string[]) => {
-    const { rows } = await db.query<Row>('SELECT * FROM activity WHERE id = ANY($1) ORDER BY id', [
-      ids,
-    ]);
-    const records = rows.map(fromRow);
+    const { rows } = await db.query<ActivityRow>(
+      'SELECT * FROM activity WHERE id = ANY($1) ORDER BY id',
+      [ids],
+    );
+    const records = rows.map(activityOf);
     for (const listener of remote) listener(records);
   };
   // Another instance wrote these ids: read them back for the live feeds.
@@ -50,20 +53,20 @@ export function pgActivityStore(db: PgDatabase): ActivityStore {
   return {
     async insert(records) {
       if (records.length === 0) return;
-      const rows = records.map(toRow);
+      const rows = records.map(activityRow);
       await db.transaction(async (client) => {
         for (let at = 0; at < rows.length; at += INSERT_CHUNK_ROWS) {
           const chunk = rows.slice(at, at + INSERT_CHUNK_ROWS);
           const params: unknown[] = [];
           const tuples = chunk.map((row) => {
-            const marks = COLUMNS.map((c) => {
+            const marks = ACTIVITY_COLUMNS.map((c) => {
               params.push(row[c]);
               return `$${params.length}`;
             });
             return `(${marks.join(', ')})`;
           });
           await client.query(
-            `INSERT INTO activity (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT (id) DO NOTHING`,
+            `INSERT INTO activity (${ACTIVITY_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT (id) DO NOTHING`,
             params,
           );
         }
@@ -89,22 +92,22 @@ export function pgActivityStore(db: PgDatabase): ActivityStore {
         params,
       );
       const n = params.length;
-      const { rows } = await db.query<Row>(
+      const { rows } = await db.query<ActivityRow>(
         `SELECT * FROM activity ${numbered(where)} ORDER BY id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
         [...params, query.limit, query.offset],
       );
-      return { items: rows.map(fromRow), total: Number(total.rows[0]?.n ?? 0) };
+      return { items: rows.map(activityOf), total: Number(total.rows[0]?.n ?? 0) };
     },
     async get(id) {
-      const { rows } = await db.query<Row>('SELECT * FROM activity WHERE id = $1', [id]);
-      return rows[0] ? fromRow(rows[0]) : undefined;
+      const { rows } = await db.query<ActivityRow>('SELECT * FROM activity WHERE id = $1', [id]);
+      return rows[0] ? activityOf(rows[0]) : undefined;
     },
     async children(parentId) {
-      const { rows } = await db.query<Row>(
+      const { rows } = await db.query<ActivityRow>(
         'SELECT * FROM activity WHERE parent_id = $1 ORDER BY seq, id',
         [parentId],
       );
-      return rows.map(fromRow);
+      return rows.map(activityOf);
     },
     async trim(before, maxRecords) {
       return db.transaction(async (client) => {

@@ -2,8 +2,7 @@
  * @module Approvals in PostgreSQL: the SQLite table; a decision is one conditional UPDATE, so
  * across instances the first wins, and each create or decision is announced with its id.
  */
-import { HELD_RUN_COLUMNS, type HeldRunRow, heldRunOf, heldRunValues } from './held-run-rows.ts';
-import type { PgDatabase } from './pg-database.ts';
+
 import {
   APPROVAL_COLUMNS,
   APPROVAL_READ,
@@ -12,8 +11,10 @@ import {
   approvalValues,
   DELETE_UNUSED_PROGRAMS,
   programDigest,
-} from './sqlite-approval-store.ts';
-import type { ApprovalStore } from './types.ts';
+} from './approval-rows.ts';
+import type { ApprovalStore } from './approval-store.ts';
+import { HELD_RUN_COLUMNS, type HeldRunRow, heldRunOf, heldRunValues } from './held-run-rows.ts';
+import type { PgDatabase } from './pg-database.ts';
 
 const INSERT = `INSERT INTO approvals (${APPROVAL_COLUMNS.join(', ')}) VALUES (${APPROVAL_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
 // Row-locked and conditional: a second instance's UPDATE waits for the first to commit, then

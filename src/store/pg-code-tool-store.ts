@@ -3,7 +3,6 @@
  * transaction and then a change notice, so every other instance reloads its tools at once.
  */
 import type pg from 'pg';
-import type { PgDatabase } from './pg-database.ts';
 import {
   type ParamRow,
   paramOf,
@@ -12,8 +11,14 @@ import {
   settingsValues,
   type ToolRow,
   type VersionRow,
-} from './sqlite-code-tool-store.ts';
-import type { CodeTool, CodeToolParam, CodeToolSettings, CodeToolStore } from './types.ts';
+} from './code-tool-rows.ts';
+import type {
+  CodeTool,
+  CodeToolParam,
+  CodeToolSettings,
+  CodeToolStore,
+} from './code-tool-store.ts';
+import type { PgDatabase } from './pg-database.ts';
 
 const SETTINGS = 'description, code, timeout_ms, memory_limit_mb, enabled, allowed_servers';
 type Queryable = Pick<pg.ClientBase, 'query'>;

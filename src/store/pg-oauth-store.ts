@@ -16,9 +16,9 @@ import {
   missingRowError,
   putStatement,
 } from './oauth-rows.ts';
+import type { OAuthStore } from './oauth-store.ts';
 import type { PgDatabase } from './pg-database.ts';
 import { pgRefreshLock } from './pg-refresh-lock.ts';
-import type { OAuthStore } from './types.ts';
 
 const dollar = (i: number) => `$${i}`;
 const INSERT_FLOW = `INSERT INTO oauth_flows (${FLOW_COLUMNS.join(', ')}) VALUES (${FLOW_COLUMNS.map((_, i) => dollar(i + 1)).join(', ')})`;

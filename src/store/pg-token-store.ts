@@ -5,7 +5,7 @@
  * refused, so a revoked token never passes on a stale cache.
  */
 import type { PgDatabase } from './pg-database.ts';
-import { toRecord } from './sqlite-token-store.ts';
+import { type TokenRow, tokenOf } from './token-rows.ts';
 import {
   checkNewToken,
   hashToken,
@@ -13,20 +13,13 @@ import {
   TOKEN_PREFIX,
   tokenExists,
 } from './token-rules.ts';
-import type { TokenRecord, TokenStore } from './types.ts';
+import type { TokenRecord, TokenStore } from './token-store.ts';
 
 /** `last_used_at` is written at most this often per token (it is informational). */
 const TOUCH_INTERVAL_MS = 60_000;
 const UNIQUE_VIOLATION = '23505';
 
-interface Row {
-  name: string;
-  hash: string;
-  servers: string;
-  code_tools: string;
-  created_at: string;
-  last_used_at: string | null;
-}
+type Row = TokenRow & { hash: string };
 
 /** Opens the token store of an open PostgreSQL database, its cache loaded. */
 export async function pgTokenStore(db: PgDatabase): Promise<TokenStore> {
@@ -40,7 +33,7 @@ export async function pgTokenStore(db: PgDatabase): Promise<TokenStore> {
     );
     // A newer reload started meanwhile: its answer is the fresher one.
     if (mine !== generation) return;
-    byHash = new Map(rows.map((row) => [row.hash, toRecord(row)]));
+    byHash = new Map(rows.map((row) => [row.hash, tokenOf(row)]));
   };
   await reload();
   let fresh = db.listening();
@@ -83,7 +76,7 @@ export async function pgTokenStore(db: PgDatabase): Promise<TokenStore> {
       const { rows } = await db.query<Row>(
         'SELECT name, hash, servers, code_tools, created_at, last_used_at FROM agent_tokens ORDER BY name',
       );
-      return rows.map(toRecord);
+      return rows.map(tokenOf);
     },
     async revoke(name) {
       const { rowCount } = await db.query('DELETE FROM agent_tokens WHERE name = $1', [name]);

@@ -3,8 +3,8 @@
  * and then a change notice, so every other instance reloads its pins at once.
  */
 import type { PgDatabase } from './pg-database.ts';
-import { type PinRow, pinOf, pinValues } from './sqlite-tool-pin-store.ts';
-import type { ToolPin, ToolPinStore } from './types.ts';
+import { type PinRow, pinOf, pinValues } from './tool-pin-rows.ts';
+import type { ToolPin, ToolPinStore } from './tool-pin-store.ts';
 
 const UPSERT =
   'INSERT INTO tool_pins (server, tool, sha256, definition, pinned_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (server, tool) DO UPDATE SET sha256 = excluded.sha256, definition = excluded.definition, pinned_at = excluded.pinned_at';

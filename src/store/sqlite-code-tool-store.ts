@@ -1,79 +1,22 @@
 /** @module Code tools in SQLite: a row per tool, its param rows in order, and its immutable versions. */
-import { sqliteCommits } from './sqlite-commits.ts';
-import type { SqliteDatabase } from './sqlite-database.ts';
+import {
+  type ParamRow,
+  paramOf,
+  paramValues,
+  settingsOf,
+  settingsValues,
+  type ToolRow,
+  type VersionRow,
+} from './code-tool-rows.ts';
 import type {
   CodeTool,
   CodeToolParam,
-  CodeToolParamType,
   CodeToolSettings,
   CodeToolStore,
   CodeToolVersion,
-} from './types.ts';
-
-export interface SettingsRow {
-  description: string;
-  code: string;
-  timeout_ms: number;
-  memory_limit_mb: number;
-  enabled: number;
-  allowed_servers: string;
-}
-export interface ToolRow extends SettingsRow {
-  name: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
-export interface VersionRow extends SettingsRow {
-  version: number;
-  created_at: string;
-}
-export interface ParamRow {
-  name: string;
-  description: string;
-  type: string;
-  required: number;
-  default_value: string | null;
-}
-
-export const settingsOf = (row: SettingsRow): CodeToolSettings => ({
-  description: row.description,
-  code: row.code,
-  timeout_ms: row.timeout_ms,
-  memory_limit_mb: row.memory_limit_mb,
-  enabled: row.enabled === 1,
-  allowed_servers: JSON.parse(row.allowed_servers) as string[],
-});
-
-export const paramOf = (row: ParamRow): CodeToolParam => ({
-  name: row.name,
-  description: row.description,
-  type: row.type as CodeToolParamType,
-  required: row.required === 1,
-  default_value: row.default_value === null ? null : JSON.parse(row.default_value),
-});
-
-export const settingsValues = (s: CodeToolSettings) => [
-  s.description,
-  s.code,
-  s.timeout_ms,
-  s.memory_limit_mb,
-  s.enabled ? 1 : 0,
-  JSON.stringify(s.allowed_servers),
-];
-
-/** A param row's column values, in the order (tool, name, position, description, type, required, default_value). */
-export const paramValues = (tool: string, position: number, p: CodeToolParam) => [
-  tool,
-  p.name,
-  position,
-  p.description,
-  p.type,
-  p.required ? 1 : 0,
-  p.default_value === null || p.default_value === undefined
-    ? null
-    : JSON.stringify(p.default_value),
-];
+} from './code-tool-store.ts';
+import { sqliteCommits } from './sqlite-commits.ts';
+import type { SqliteDatabase } from './sqlite-database.ts';
 
 /** Code tools in an open database; closing the database is its owner's job. */
 export function sqliteCodeToolStore(db: SqliteDatabase): CodeToolStore {

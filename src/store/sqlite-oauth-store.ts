@@ -16,9 +16,9 @@ import {
   missingRowError,
   putStatement,
 } from './oauth-rows.ts';
+import type { OAuthStore } from './oauth-store.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 import { sqliteOAuthChanges, sqliteRefreshLease } from './sqlite-oauth-watch.ts';
-import type { OAuthStore } from './types.ts';
 
 const question = () => '?';
 

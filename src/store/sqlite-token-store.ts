@@ -1,5 +1,6 @@
 /** @module Agent tokens in SQLite (better-sqlite3), in `data_dir/codemux.db`; only SHA-256 hashes are stored. */
 import type { SqliteDatabase } from './sqlite-database.ts';
+import { type TokenRow, tokenOf } from './token-rows.ts';
 import {
   checkNewToken,
   hashToken as hash,
@@ -7,25 +8,7 @@ import {
   TOKEN_PREFIX,
   tokenExists,
 } from './token-rules.ts';
-import type { TokenRecord, TokenStore } from './types.ts';
-
-interface Row {
-  name: string;
-  servers: string;
-  code_tools: string;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-export function toRecord(row: Row): TokenRecord {
-  return {
-    name: row.name,
-    servers: JSON.parse(row.servers) as string[],
-    code_tools: JSON.parse(row.code_tools) as string[],
-    created_at: row.created_at,
-    ...(row.last_used_at ? { last_used_at: row.last_used_at } : {}),
-  };
-}
+import type { TokenStore } from './token-store.ts';
 
 /** Agent tokens in an open database; closing the database is its owner's job. */
 export function sqliteTokenStore(db: SqliteDatabase): TokenStore {
@@ -56,14 +39,14 @@ export function sqliteTokenStore(db: SqliteDatabase): TokenStore {
       }
       return { token, record: { name, servers, code_tools: codeTools, created_at: created } };
     },
-    list: async () => (all.all() as Row[]).map(toRecord),
+    list: async () => (all.all() as TokenRow[]).map(tokenOf),
     revoke: async (name) => remove.run(name).changes > 0,
     verify(token) {
       if (!token.startsWith(TOKEN_PREFIX)) return undefined;
-      const row = byHash.get(hash(token)) as Row | undefined;
+      const row = byHash.get(hash(token)) as TokenRow | undefined;
       if (!row) return undefined;
       touch.run(new Date().toISOString(), row.name);
-      return toRecord(row);
+      return tokenOf(row);
     },
     close: async () => {},
   };

@@ -1,30 +1,7 @@
 /** @module Tool-definition pins in SQLite: one row per pinned tool, one per server seen. */
 import type { SqliteDatabase } from './sqlite-database.ts';
-import type { PinnedDefinition, ToolPin, ToolPinStore } from './types.ts';
-
-export interface PinRow {
-  server: string;
-  tool: string;
-  sha256: string;
-  definition: string;
-  pinned_at: string;
-}
-
-export const pinOf = (row: PinRow): ToolPin => ({
-  server: row.server,
-  tool: row.tool,
-  sha256: row.sha256,
-  definition: JSON.parse(row.definition) as PinnedDefinition,
-  pinned_at: row.pinned_at,
-});
-
-export const pinValues = (p: ToolPin) => [
-  p.server,
-  p.tool,
-  p.sha256,
-  JSON.stringify(p.definition),
-  p.pinned_at,
-];
+import { type PinRow, pinOf, pinValues } from './tool-pin-rows.ts';
+import type { ToolPin, ToolPinStore } from './tool-pin-store.ts';
 
 /** Pins in an open database; one gateway per SQLite file, so there is no other instance to hear. */
 export function sqliteToolPinStore(db: SqliteDatabase): ToolPinStore {

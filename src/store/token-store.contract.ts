@@ -1,6 +1,6 @@
 /** @module The token store's contract suite: every implementation (SQLite, PostgreSQL) runs it. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TokenStore } from './types.ts';
+import type { TokenStore } from './token-store.ts';
 
 export interface OpenedTokenStore {
   tokens: TokenStore;

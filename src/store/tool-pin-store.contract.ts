@@ -1,6 +1,6 @@
 /** @module The tool-pin store contract, run against SQLite and PostgreSQL alike. */
 import { describe, expect, it } from 'vitest';
-import type { ToolPin, ToolPinStore } from './types.ts';
+import type { ToolPin, ToolPinStore } from './tool-pin-store.ts';
 
 export interface PinStoreHandle {
   pins: ToolPinStore;

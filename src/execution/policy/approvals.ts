@@ -11,14 +11,18 @@ import {
   APPROVAL_RETENTION_DAYS,
   MAX_PENDING_APPROVALS,
 } from '../../config/defaults.ts';
-import type { ApprovalRecord, ApprovalStatus, ApprovalStore } from '../../store/index.ts';
+import {
+  type ApprovalRecord,
+  type ApprovalStatus,
+  type ApprovalStore,
+  memoryApprovalStore,
+} from '../../store/index.ts';
 import { canonicalJson } from '../../util/canonical-json.ts';
 import type { Logger } from '../../util/logger.ts';
 import { sortableId } from '../../util/sortable-id.ts';
 import { ACTIVITY_CODE_MAX_BYTES } from '../activity-bound.ts';
 import { cutText } from '../activity-cut.ts';
 import { shownArgs } from './approval-args.ts';
-import { memoryApprovalStore } from './memory-approval-store.ts';
 import type {
   ApprovalDesk,
   CallerChannel,

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { approvalRecord } from '../../store/approval-store.contract.ts';
-import type { ApprovalRecord } from '../../store/index.ts';
+import { type ApprovalRecord, memoryApprovalStore } from '../../store/index.ts';
 import { silentLogger } from '../../util/logger.ts';
 import { HeldRuns } from './held-runs.ts';
-import { memoryApprovalStore } from './memory-approval-store.ts';
 import type { CallerChannel } from './types.ts';
 
 const store = () => memoryApprovalStore();
