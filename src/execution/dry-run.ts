@@ -5,11 +5,11 @@ import { type CallOutcome, disabledToolMessage, type UpstreamRegistry } from '..
 /** The stub a dry run answers with: the call is judged like any other, then not sent. */
 export function dryRunOutcome(registry: UpstreamRegistry, request: CallRequest): CallOutcome {
   if (!registry.server(request.server)) {
-    return { ok: false, code: 'UPSTREAM_ERROR', message: `server not found: ${request.server}` };
+    return { ok: false, code: 'SERVER_NOT_FOUND', message: `server not found: ${request.server}` };
   }
   if (registry.server(request.server)?.disabledTools.includes(request.tool)) {
     const message = disabledToolMessage(request.server, request.tool);
-    return { ok: false, code: 'UPSTREAM_ERROR', message };
+    return { ok: false, code: 'TOOL_NOT_FOUND', message };
   }
   const note = `dry run: ${request.server}.${request.tool} was not called`;
   return {

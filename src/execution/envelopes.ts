@@ -43,12 +43,21 @@ export function syncFailure(code: string, message: string): SyncEnvelope {
   return { ok: false, error: { code, message } };
 }
 
-const SYNC_AS_UPSTREAM_ERROR = new Set(['UPSTREAM_TIMEOUT', 'INVALID_OUTPUT', 'RESULT_TOO_LARGE']);
+/**
+ * The sync dialect (MCPProxy's) has no timeout, output, size or not-found code of its own per
+ * call: each is UPSTREAM_ERROR, its message naming what happened ("server not found: X").
+ */
+const SYNC_AS_UPSTREAM_ERROR: ReadonlySet<string> = new Set([
+  'UPSTREAM_TIMEOUT',
+  'INVALID_OUTPUT',
+  'RESULT_TOO_LARGE',
+  'SERVER_NOT_FOUND',
+  'TOOL_NOT_FOUND',
+]);
 
 /** call_tool's envelope: an upstream `isError` result is TOOL_ERROR with the result kept. */
 export function syncEnvelope(outcome: CallOutcome): SyncEnvelope {
   if (!outcome.ok) {
-    // The sync dialect has no timeout, output or size code of its own per call.
     const code = SYNC_AS_UPSTREAM_ERROR.has(outcome.code) ? 'UPSTREAM_ERROR' : outcome.code;
     return syncFailure(code, outcome.message);
   }
@@ -76,6 +85,8 @@ export function syncEnvelopeJson(envelope: SyncEnvelope, resultJson: string | un
 /** Arion's lowercase codes for the async dialect, with whether a retry can help. */
 const ASYNC_CODES: Record<string, { code: string; retryable: boolean }> = {
   UPSTREAM_ERROR: { code: 'upstream_error', retryable: false },
+  SERVER_NOT_FOUND: { code: 'tool_not_found', retryable: false },
+  TOOL_NOT_FOUND: { code: 'tool_not_found', retryable: false },
   SERVER_UNAVAILABLE: { code: 'upstream_error', retryable: true },
   QUEUE_FULL: { code: 'overflow', retryable: true },
   UPSTREAM_TIMEOUT: { code: 'upstream_timeout', retryable: true },
@@ -106,15 +117,7 @@ export function asyncEnvelope(
   maxBytes: number,
   label: string,
 ): AsyncEnvelope {
-  if (!outcome.ok) {
-    if (/^(server|tool) not found: /.test(outcome.message)) {
-      return {
-        ok: false,
-        error: { code: 'tool_not_found', message: outcome.message, retryable: false },
-      };
-    }
-    return asyncFailure(outcome.code, outcome.message);
-  }
+  if (!outcome.ok) return asyncFailure(outcome.code, outcome.message);
   const result = outcome.result;
   const text = textOf(result);
   if (result.isError) {

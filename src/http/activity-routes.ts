@@ -1,17 +1,9 @@
 /** @module REST /api/v1/activity: the history (admin key only), one record with its children, and a live SSE stream. */
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { type ActivityLog, parseActivityQuery } from '../execution/index.ts';
+import { restError as refuse } from './rest-error.ts';
 import { sseFeed } from './sse-feed.ts';
 import type { GatewayEnv } from './types.ts';
-
-function refuse(
-  c: Context<GatewayEnv>,
-  status: 400 | 403 | 404 | 503,
-  code: string,
-  message: string,
-) {
-  return c.json({ ok: false, error: { code, message }, request_id: c.get('requestId') }, status);
-}
 
 /** Mounted under /api/v1 after authentication; `activity` is undefined when history is off. */
 export function activityRoutes(activity: () => ActivityLog | undefined): Hono<GatewayEnv> {

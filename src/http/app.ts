@@ -16,7 +16,10 @@ import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 import { oauthCallback, oauthRoutes } from './oauth-routes.ts';
 import { pinRoutes } from './pin-routes.ts';
+import { restAuth } from './rest-auth.ts';
+import { restError } from './rest-error.ts';
 import { restRoutes } from './rest-routes.ts';
+import { RPC_PARSE_ERROR, RPC_UNAUTHORIZED, rpcErrorResponse } from './rpc-error-response.ts';
 import { serverRoutes } from './server-routes.ts';
 import { tokenRoutes } from './token-routes.ts';
 import { toolRoutes } from './tool-routes.ts';
@@ -42,17 +45,6 @@ export interface AppDeps {
 export const SHUTTING_DOWN_HTTP_MESSAGE =
   'codemux is shutting down and accepts no new requests; retry once it is back';
 const MCP_PATH = /^\/(mcp|sse|messages)(\/|$)/;
-
-function rpcError(
-  status: number,
-  message: string | undefined,
-  headers: Record<string, string> = {},
-) {
-  return new Response(
-    JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message }, id: null }),
-    { status, headers: { 'content-type': 'application/json', ...headers } },
-  );
-}
 
 /** Upstreams by state, without names or errors (/healthz answers without a key). */
 function upstreamCounts(runtime: Runtime) {
@@ -81,15 +73,10 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
     if (deps.draining?.()) {
       c.header('connection', 'close');
       if (MCP_PATH.test(c.req.path))
-        return rpcError(503, SHUTTING_DOWN_HTTP_MESSAGE, { connection: 'close' });
-      return c.json(
-        {
-          ok: false,
-          error: { code: 'SHUTTING_DOWN', message: SHUTTING_DOWN_HTTP_MESSAGE },
-          request_id: c.get('requestId'),
-        },
-        503,
-      );
+        return rpcErrorResponse(503, RPC_UNAUTHORIZED, SHUTTING_DOWN_HTTP_MESSAGE, {
+          headers: { connection: 'close' },
+        });
+      return restError(c, 503, 'SHUTTING_DOWN', SHUTTING_DOWN_HTTP_MESSAGE);
     }
     await next();
   });
@@ -129,8 +116,10 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   };
   const unauthorized = (reason: 'missing' | 'invalid' | 'forbidden', detail?: string) =>
     reason === 'forbidden'
-      ? rpcError(403, detail)
-      : rpcError(401, unauthorizedMessage(reason), { 'www-authenticate': 'Bearer' });
+      ? rpcErrorResponse(403, RPC_UNAUTHORIZED, detail)
+      : rpcErrorResponse(401, RPC_UNAUTHORIZED, unauthorizedMessage(reason), {
+          headers: { 'www-authenticate': 'Bearer' },
+        });
 
   /** Every MCP route: the caller (and the secret it presented) or a 401/403 answer. */
   const guard: MiddlewareHandler<GatewayEnv> = async (c, next) => {
@@ -159,10 +148,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       try {
         message = await c.req.json();
       } catch {
-        return c.json(
-          { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null },
-          400,
-        );
+        return rpcErrorResponse(400, RPC_PARSE_ERROR, 'Parse error');
       }
       return target.postSse(
         c.req.query('sessionId') ?? '',
@@ -185,8 +171,9 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
     codeModeSessions,
   );
 
-  app.route('/api/v1', restRoutes(runtime, auth));
-  // After restRoutes: its credential check runs first for these routes too.
+  // The one credential check of every /api/v1 route (admin-only ones check the caller's kind).
+  app.use('/api/v1/*', restAuth(auth));
+  app.route('/api/v1', restRoutes(runtime));
   app.route('/api/v1/code-tools', codeToolRoutes(runtime));
   app.route('/api/v1', pinRoutes(runtime));
   app.route('/api/v1', serverRoutes(runtime, deps.configFile));
@@ -215,28 +202,12 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
     activityRoutes(() => (runtime.config().activity.enabled ? runtime.activity : undefined)),
   );
 
-  app.notFound((c) =>
-    c.json(
-      {
-        ok: false,
-        error: { code: 'NOT_FOUND', message: `no route for ${c.req.method} ${c.req.path}` },
-        request_id: c.get('requestId'),
-      },
-      404,
-    ),
-  );
+  app.notFound((c) => restError(c, 404, 'NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
 
   // The one place an unexpected error becomes a response.
   app.onError((error, c) => {
     logger.error({ err: error.message, path: c.req.path }, 'request failed');
-    return c.json(
-      {
-        ok: false,
-        error: { code: 'EXECUTION_FAILED', message: 'internal error' },
-        request_id: c.get('requestId'),
-      },
-      500,
-    );
+    return restError(c, 500, 'EXECUTION_FAILED', 'internal error');
   });
 
   return app;

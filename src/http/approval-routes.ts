@@ -6,14 +6,11 @@ import { type Context, Hono } from 'hono';
 import type { ApprovalChannel } from '../config/index.ts';
 import { type ApprovalDesk, channelRefusal, type Decision } from '../execution/index.ts';
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../store/index.ts';
+import { restError } from './rest-error.ts';
 import { sseFeed } from './sse-feed.ts';
 import type { GatewayEnv } from './types.ts';
 
 type Ctx = Context<GatewayEnv>;
-
-function refuse(c: Ctx, status: 400 | 403 | 404 | 409 | 410 | 503, code: string, message: string) {
-  return c.json({ ok: false, error: { code, message }, request_id: c.get('requestId') }, status);
-}
 
 /**
  * The channel a decision comes through: the dashboard (its session cookie), the CLI (which
@@ -71,7 +68,7 @@ export function approvalRoutes(
 
   api.use('*', async (c, next) => {
     if (c.get('caller').kind !== 'admin') {
-      return refuse(
+      return restError(
         c,
         403,
         'FORBIDDEN',
@@ -84,7 +81,7 @@ export function approvalRoutes(
   api.get('/', async (c) => {
     const status = c.req.query('status');
     if (status !== undefined && !APPROVAL_STATUSES.includes(status as ApprovalStatus)) {
-      return refuse(
+      return restError(
         c,
         400,
         'INVALID_REQUEST',
@@ -99,7 +96,7 @@ export function approvalRoutes(
   api.get('/:id', async (c) => {
     const approval = await desk.get(c.req.param('id'));
     if (!approval) {
-      return refuse(
+      return restError(
         c,
         404,
         'APPROVAL_NOT_FOUND',
@@ -115,7 +112,7 @@ export function approvalRoutes(
     const id = c.req.param('id');
     const approval = await desk.get(id);
     if (!approval) {
-      return refuse(
+      return restError(
         c,
         404,
         'APPROVAL_NOT_FOUND',
@@ -130,14 +127,14 @@ export function approvalRoutes(
 
   const decide = (decision: Decision) => async (c: Ctx) => {
     const closed = channelRefusal(channelOf(c), channels());
-    if (closed) return refuse(c, 403, 'CHANNEL_DISABLED', closed);
+    if (closed) return restError(c, 403, 'CHANNEL_DISABLED', closed);
     const expected = await expectedDigest(c);
-    if (!expected.ok) return refuse(c, 400, 'INVALID_REQUEST', expected.message);
+    if (!expected.ok) return restError(c, 400, 'INVALID_REQUEST', expected.message);
     let answer: Awaited<ReturnType<ApprovalDesk['decide']>>;
     try {
       answer = await desk.decide(c.req.param('id') ?? '', decision, decider(c), expected.digest);
     } catch (error) {
-      return refuse(
+      return restError(
         c,
         503,
         'DATABASE_UNAVAILABLE',
@@ -145,15 +142,9 @@ export function approvalRoutes(
       );
     }
     if (!answer.ok) {
-      return c.json(
-        {
-          ok: false,
-          error: { code: answer.code, message: answer.message },
-          ...(answer.approval ? { approval: answer.approval } : {}),
-          request_id: c.get('requestId'),
-        },
-        answer.status,
-      );
+      return restError(c, answer.status, answer.code, answer.message, {
+        extra: answer.approval ? { approval: answer.approval } : undefined,
+      });
     }
     return c.json({ ok: true, approval: answer.approval, request_id: c.get('requestId') });
   };

@@ -6,6 +6,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
+import { restErrorBody } from './rest-error.ts';
+import { RPC_INVALID_REQUEST, rpcErrorResponse } from './rpc-error-response.ts';
 import type { GatewayEnv } from './types.ts';
 
 /** Code of the 413 answer in REST bodies and in the JSON-RPC error's data. */
@@ -30,17 +32,15 @@ function refuse(
   });
   incoming.resume();
   const message = `the request body (${size}) is larger than max_request_bytes (${maxBytes} bytes); send a smaller body or raise "max_request_bytes" in the config`;
-  const body = c.req.path.startsWith('/api/')
-    ? { ok: false, error: { code: REQUEST_TOO_LARGE, message }, request_id: c.get('requestId') }
-    : {
-        jsonrpc: '2.0',
-        error: { code: -32600, message, data: { code: REQUEST_TOO_LARGE } },
-        id: null,
-      };
-  return new Response(JSON.stringify(body), {
-    status: 413,
-    headers: { 'content-type': 'application/json' },
-  });
+  if (!c.req.path.startsWith('/api/')) {
+    return rpcErrorResponse(413, RPC_INVALID_REQUEST, message, {
+      data: { code: REQUEST_TOO_LARGE },
+    });
+  }
+  return new Response(
+    JSON.stringify(restErrorBody(c.get('requestId'), REQUEST_TOO_LARGE, message)),
+    { status: 413, headers: { 'content-type': 'application/json' } },
+  );
 }
 
 /** The whole body when it is at most `maxBytes`, else undefined as soon as it passes them. */

@@ -2,6 +2,7 @@
 import { type Context, Hono } from 'hono';
 import type { Outcome } from '../codetools/index.ts';
 import type { Runtime } from '../execution/index.ts';
+import { restError } from './rest-error.ts';
 import { statusFor } from './status.ts';
 import type { GatewayEnv } from './types.ts';
 
@@ -13,16 +14,12 @@ const ERRORS = {
   exists: { status: 409, code: 'CODE_TOOL_EXISTS' },
 } as const;
 
-function failure(c: Ctx, status: 400 | 403 | 404 | 409 | 503, code: string, message: string) {
-  return c.json({ ok: false, error: { code, message }, request_id: c.get('requestId') }, status);
-}
-
 /** The one place a code tool outcome becomes a response. */
 function answer<T>(c: Ctx, outcome: Outcome<T>, status: 200 | 201 = 200) {
   if (outcome.ok)
     return c.json({ ok: true, value: outcome.value, request_id: c.get('requestId') }, status);
   const e = ERRORS[outcome.reason];
-  return failure(c, e.status, e.code, outcome.message);
+  return restError(c, e.status, e.code, outcome.message);
 }
 
 /** The JSON body, or undefined after answering 400. */
@@ -34,7 +31,7 @@ async function body(
   } catch (error) {
     return {
       ok: false,
-      response: failure(
+      response: restError(
         c,
         400,
         'INVALID_CODE_TOOL',
@@ -50,9 +47,14 @@ export function codeToolRoutes(runtime: Runtime): Hono<GatewayEnv> {
   api.use('*', async (c, next) => {
     const caller = c.get('caller');
     if (caller?.kind !== 'admin')
-      return failure(c, 403, 'ACCESS_DENIED', 'code tools are managed with the admin API key only');
+      return restError(
+        c,
+        403,
+        'ACCESS_DENIED',
+        'code tools are managed with the admin API key only',
+      );
     if (!runtime.codeTools)
-      return failure(c, 503, 'FEATURE_DISABLED', 'this codemux has no code tool store');
+      return restError(c, 503, 'FEATURE_DISABLED', 'this codemux has no code tool store');
     await next();
   });
   const tools = () => runtime.codeTools!;
@@ -94,7 +96,7 @@ export function codeToolRoutes(runtime: Runtime): Hono<GatewayEnv> {
   api.post('/:name/versions/:n/restore', async (c) => {
     const n = Number(c.req.param('n'));
     if (!Number.isInteger(n) || n < 1)
-      return failure(c, 400, 'INVALID_CODE_TOOL', 'the version must be a positive integer');
+      return restError(c, 400, 'INVALID_CODE_TOOL', 'the version must be a positive integer');
     return answer(c, await tools().restore(c.req.param('name'), n));
   });
 
@@ -102,7 +104,7 @@ export function codeToolRoutes(runtime: Runtime): Hono<GatewayEnv> {
     const found = await tools().get(c.req.param('name'));
     if (!found.ok) return answer(c, found);
     if (found.value.code.trim() === '')
-      return failure(
+      return restError(
         c,
         400,
         'INVALID_CODE_TOOL',
@@ -112,7 +114,7 @@ export function codeToolRoutes(runtime: Runtime): Hono<GatewayEnv> {
     if (!b.ok) return b.response;
     const request = b.value as { arguments?: unknown } | null;
     if (request === null || typeof request !== 'object' || Array.isArray(request))
-      return failure(c, 400, 'INVALID_CODE_TOOL', 'the body must be {"arguments": {...}}');
+      return restError(c, 400, 'INVALID_CODE_TOOL', 'the body must be {"arguments": {...}}');
     const result = await runtime.service.runCodeTool(
       found.value,
       request.arguments ?? {},

@@ -1,6 +1,7 @@
 /** @module The HTTP gateway process part: listens, serves the app, shuts down in order. */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
 import type { ConfigFile } from '../config/index.ts';
 import type { Runtime } from '../execution/index.ts';
 import type { TokenStore } from '../store/index.ts';
@@ -8,6 +9,7 @@ import type { Logger } from '../util/logger.ts';
 import { createApp } from './app.ts';
 import { EventBudget } from './event-budget.ts';
 import { McpSessions } from './mcp-sessions.ts';
+import type { GatewayEnv } from './types.ts';
 
 export interface GatewayOptions {
   runtime: Runtime;
@@ -35,6 +37,8 @@ export class HttpGateway {
   /** Requests other than GET (whose streams live long) whose response is not finished yet. */
   private inFlight = 0;
   private onFlushed: (() => void) | undefined;
+  /** The app this gateway serves (requests can be made to it in process without listening). */
+  readonly app: Hono<GatewayEnv>;
 
   constructor(private readonly options: GatewayOptions) {
     // One replay budget for both sets: its bound holds for the whole gateway.
@@ -46,12 +50,8 @@ export class HttpGateway {
       messagesPath: '/mcp/codemode/messages',
       eventBudget,
     });
-  }
-
-  /** Listens; resolves with the bound address. Rejects when the port is taken. */
-  start(): Promise<AddressInfo> {
-    const { runtime, tokens, adminKey, host, port, logger } = this.options;
-    const app = createApp({
+    const { runtime, tokens, adminKey, port, logger } = options;
+    this.app = createApp({
       runtime,
       auth: { adminKey, tokens },
       sessions: this.sessions,
@@ -59,10 +59,15 @@ export class HttpGateway {
       logger,
       listenPort: port,
       draining: () => this.draining,
-      configFile: this.options.configFile,
+      configFile: options.configFile,
     });
+  }
+
+  /** Listens; resolves with the bound address. Rejects when the port is taken. */
+  start(): Promise<AddressInfo> {
+    const { host, port } = this.options;
     return new Promise((resolve, reject) => {
-      const server = serve({ fetch: app.fetch, hostname: host, port }, (info) =>
+      const server = serve({ fetch: this.app.fetch, hostname: host, port }, (info) =>
         resolve(info),
       ) as NodeServer;
       // Executions may run up to 600 s; the route's own deadline follows timeout_ms.

@@ -7,6 +7,7 @@
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { RECONNECTION_PROBE_TOOL } from '../mcp/index.ts';
+import { type RpcId, rpcErrorResponse } from './rpc-error-response.ts';
 
 /** Methods whose handlers send nothing on the request's stream before their response. */
 const STREAMLESS_METHODS = new Set(['ping', 'tools/list', 'tools/call']);
@@ -86,16 +87,11 @@ export function jsonAnswers(
         | ((response: Response) => void)
         | undefined;
       resolve?.(
-        new Response(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: {
-              code: CONNECTION_CLOSED,
-              message: 'the session closed before this request was answered',
-            },
-            id,
-          }),
-          { status: 200, headers: { 'content-type': 'application/json' } },
+        rpcErrorResponse(
+          200,
+          CONNECTION_CLOSED,
+          'the session closed before this request was answered',
+          { id: id as RpcId },
         ),
       );
     }

@@ -19,6 +19,7 @@ import { EventBudget } from './event-budget.ts';
 import { MemoryEventStore, SSE_RETRY_MS } from './event-store.ts';
 import { answersInJson, jsonAnswers } from './json-answers.ts';
 import { ModernMcp } from './modern-mcp.ts';
+import { RPC_PARSE_ERROR, RPC_SERVER_ERROR, rpcErrorResponse } from './rpc-error-response.ts';
 
 export const SESSION_IDLE_MS = 30 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
@@ -32,12 +33,6 @@ interface Session {
   /** Handles a POST whose answer is plain JSON (undefined: every answer is an SSE stream). */
   answerJson?: ReturnType<typeof jsonAnswers>;
 }
-
-const jsonRpcError = (status: number, message: string, code = -32000, data?: unknown) =>
-  new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message, data }, id: null }), {
-    status,
-    headers: { 'content-type': 'application/json' },
-  });
 
 export const TOO_MANY_SESSIONS = 'TOO_MANY_SESSIONS';
 
@@ -90,8 +85,9 @@ function cannotResume(eventId: string): string {
 /** 404 for a session this instance does not hold, saying whose it is when another instance's. */
 function sessionNotFound(id: string, instanceId: string): Response {
   const owner = id.includes('.') ? id.slice(0, id.indexOf('.')) : undefined;
-  return jsonRpcError(
+  return rpcErrorResponse(
     404,
+    RPC_SERVER_ERROR,
     owner !== undefined && owner !== instanceId
       ? `Session not found: ${id} belongs to instance "${owner}", not this one ("${instanceId}"); initialize a new session`
       : `Session not found: ${id} (it ended; initialize a new one)`,
@@ -148,12 +144,16 @@ export class McpSessions {
       const session = this.sessions.get(id);
       if (!session) return sessionNotFound(id, this.instanceId);
       if (!(session.transport instanceof WebStandardStreamableHTTPServerTransport)) {
-        return jsonRpcError(400, `Session ${id} is a legacy SSE session; POST to /messages`);
+        return rpcErrorResponse(
+          400,
+          RPC_SERVER_ERROR,
+          `Session ${id} is a legacy SSE session; POST to /messages`,
+        );
       }
       session.lastSeen = Date.now();
       const lastEventId = request.headers.get('last-event-id');
       if (request.method === 'GET' && lastEventId && !session.events?.resumable(lastEventId))
-        return jsonRpcError(400, cannotResume(lastEventId));
+        return rpcErrorResponse(400, RPC_SERVER_ERROR, cannotResume(lastEventId));
       if (request.method !== 'POST' || !session.answerJson)
         return session.transport.handleRequest(request, { authInfo: auth });
       // A client that answers elicitation may be asked to approve a call: tools/call keeps its stream.
@@ -161,19 +161,27 @@ export class McpSessions {
       return this.post(request, session.transport, session.answerJson, auth, elicits);
     }
     if (request.method !== 'POST')
-      return jsonRpcError(400, 'Bad Request: no mcp-session-id; POST initialize first');
+      return rpcErrorResponse(
+        400,
+        RPC_SERVER_ERROR,
+        'Bad Request: no mcp-session-id; POST initialize first',
+      );
     let body: unknown;
     try {
       body = await request.json();
     } catch {
-      return jsonRpcError(400, 'Parse error: the body is not JSON');
+      return rpcErrorResponse(400, RPC_SERVER_ERROR, 'Parse error: the body is not JSON');
     }
     // A request with the 2026-07-28 envelope has no session: any instance answers it.
     if (await ModernMcp.claims(request, body))
       return this.modern.fetch(request, { authInfo: auth, parsedBody: body });
     const messages = Array.isArray(body) ? body : [body];
     if (!messages.some(isInitializeRequest)) {
-      return jsonRpcError(400, 'Bad Request: no mcp-session-id; POST initialize first');
+      return rpcErrorResponse(
+        400,
+        RPC_SERVER_ERROR,
+        'Bad Request: no mcp-session-id; POST initialize first',
+      );
     }
     const full = this.refuseWhenFull();
     if (full) return full;
@@ -190,11 +198,11 @@ export class McpSessions {
     const max = this.runtime.config().maxMcpSessions;
     if (this.sessions.size + this.starting < max) return undefined;
     const minutes = SESSION_IDLE_MS / 60_000;
-    return jsonRpcError(
+    return rpcErrorResponse(
       503,
+      RPC_SERVER_ERROR,
       `too many MCP sessions: ${this.endpoint} already holds ${max}, the limit "max_mcp_sessions"; close unused sessions (DELETE ${this.endpoint}), wait until idle ones end (${minutes} minutes without a request), or raise "max_mcp_sessions" in the config`,
-      -32000,
-      { code: TOO_MANY_SESSIONS, max_mcp_sessions: max },
+      { data: { code: TOO_MANY_SESSIONS, max_mcp_sessions: max } },
     );
   }
 
@@ -259,7 +267,7 @@ export class McpSessions {
     try {
       body = JSON.parse(await request.text());
     } catch {
-      return jsonRpcError(400, 'Parse error: Invalid JSON', -32700);
+      return rpcErrorResponse(400, RPC_PARSE_ERROR, 'Parse error: Invalid JSON');
     }
     cancelOnClose(request, body, transport);
     return answersInJson(body, request.headers.get('accept'), elicits)

@@ -8,7 +8,8 @@ import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import type { Runtime } from '../execution/index.ts';
 import { SignInError, type SignInFlowView, type UpstreamOAuth } from '../upstream/index.ts';
-import { failure, adminOnly as guard } from './admin-only.ts';
+import { adminOnly as guard } from './admin-only.ts';
+import { restError } from './rest-error.ts';
 import type { GatewayEnv } from './types.ts';
 
 type Ctx = Context<GatewayEnv>;
@@ -41,14 +42,14 @@ function signInFailure(c: Ctx, error: unknown) {
       : error.status === 400
         ? 'INVALID_REQUEST'
         : 'UPSTREAM_ERROR';
-  return failure(c, error.status, code, error.message);
+  return restError(c, error.status, code, error.message);
 }
 
 export function oauthRoutes(runtime: Runtime): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();
   const oauthOr503 = (c: Ctx) =>
     runtime.oauth ??
-    failure(c, 503, 'FEATURE_DISABLED', 'upstream OAuth needs the store (this runtime has none)');
+    restError(c, 503, 'FEATURE_DISABLED', 'upstream OAuth needs the store (this runtime has none)');
 
   api.get('/auth', adminOnly, async (c) => {
     const oauth = oauthOr503(c);
@@ -81,7 +82,7 @@ export function oauthRoutes(runtime: Runtime): Hono<GatewayEnv> {
     const raw = c.req.query('wait_ms');
     const waitMs = raw === undefined ? 0 : Number(raw);
     if (!Number.isInteger(waitMs) || waitMs < 0 || waitMs > MAX_FLOW_WAIT_MS) {
-      return failure(
+      return restError(
         c,
         400,
         'INVALID_REQUEST',
@@ -90,7 +91,7 @@ export function oauthRoutes(runtime: Runtime): Hono<GatewayEnv> {
     }
     const id = c.req.param('id') ?? '';
     const flow = await waitForFlow(oauth, id, waitMs, c.req.raw.signal);
-    if (!flow) return failure(c, 404, 'NOT_FOUND', `no sign-in ${id}`);
+    if (!flow) return restError(c, 404, 'NOT_FOUND', `no sign-in ${id}`);
     return c.json({ ok: true, ...flow, request_id: c.get('requestId') });
   });
 

@@ -6,7 +6,8 @@
  */
 import { type Context, Hono } from 'hono';
 import type { Runtime } from '../execution/index.ts';
-import { failure, adminOnly as guard } from './admin-only.ts';
+import { adminOnly as guard } from './admin-only.ts';
+import { restError } from './rest-error.ts';
 import type { GatewayEnv } from './types.ts';
 
 const adminOnly = guard('held tools and their approval are for the admin API key only');
@@ -48,12 +49,15 @@ export function pinRoutes(runtime: Runtime): Hono<GatewayEnv> {
     const tool = c.req.param('tool') ?? '';
     const name = `${server}.${tool}`;
     const digest = await shownDigest(c, name);
-    if (!digest.ok) return failure(c, 400, 'INVALID_REQUEST', digest.message, 'sha256');
+    if (!digest.ok)
+      return restError(c, 400, 'INVALID_REQUEST', digest.message, {
+        field: 'sha256',
+      });
     if (!runtime.registry.server(server)) {
-      return failure(c, 404, 'NOT_FOUND', `server not found: ${server}`);
+      return restError(c, 404, 'NOT_FOUND', `server not found: ${server}`);
     }
     if (!runtime.registry.listedTools(server).some((t) => t.name === tool)) {
-      return failure(
+      return restError(
         c,
         404,
         'NOT_FOUND',
@@ -64,7 +68,7 @@ export function pinRoutes(runtime: Runtime): Hono<GatewayEnv> {
     try {
       outcome = await runtime.pins.approve(server, tool, digest.sha256);
     } catch (error) {
-      return failure(
+      return restError(
         c,
         503,
         'DATABASE_UNAVAILABLE',
@@ -75,20 +79,15 @@ export function pinRoutes(runtime: Runtime): Hono<GatewayEnv> {
       return c.json({ ok: true, approved: outcome.approved, request_id: c.get('requestId') });
     }
     if (outcome.reason === 'changed') {
-      return c.json(
-        {
-          ok: false,
-          error: {
-            code: 'DEFINITION_CHANGED',
-            message: `${name} is listed now with a definition whose sha256 is ${outcome.held.sha256}, not ${digest.sha256}: it changed since it was shown, and stays held; look at it again (\`codemux tools held\`) and approve what it is now`,
-          },
-          held: outcome.held,
-          request_id: c.get('requestId'),
-        },
+      return restError(
+        c,
         409,
+        'DEFINITION_CHANGED',
+        `${name} is listed now with a definition whose sha256 is ${outcome.held.sha256}, not ${digest.sha256}: it changed since it was shown, and stays held; look at it again (\`codemux tools held\`) and approve what it is now`,
+        { extra: { held: outcome.held } },
       );
     }
-    return failure(
+    return restError(
       c,
       404,
       'NOT_FOUND',

@@ -1,4 +1,4 @@
-/** @module REST under /api/v1: code execution and server status (tools with annotations and policy verdicts), behind the API key. */
+/** @module REST under /api/v1: code execution and server status (tools with annotations and policy verdicts). */
 import { type Context, Hono, type Next } from 'hono';
 import {
   type Caller,
@@ -10,7 +10,7 @@ import {
   type Runtime,
 } from '../execution/index.ts';
 import { listScripts, resolveScript, SCRIPT_REFUSAL_PREFIX, scriptsDir } from '../scripts/index.ts';
-import { type AuthDeps, authenticateRest, unauthorizedMessage } from './auth.ts';
+import { restError } from './rest-error.ts';
 import { refusalStatus, statusFor } from './status.ts';
 import type { GatewayEnv } from './types.ts';
 
@@ -40,35 +40,8 @@ function scriptsAdminOnly(message: string) {
   };
 }
 
-export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
+export function restRoutes(runtime: Runtime): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();
-
-  api.use('*', async (c, next) => {
-    const credential = authenticateRest(c, auth);
-    if (!credential.ok && credential.reason === 'forbidden') {
-      return c.json(
-        {
-          ok: false,
-          error: { code: 'FORBIDDEN', message: credential.detail },
-          request_id: c.get('requestId'),
-        },
-        403,
-      );
-    }
-    if (!credential.ok) {
-      return c.json(
-        {
-          ok: false,
-          error: { code: 'UNAUTHORIZED', message: unauthorizedMessage(credential.reason) },
-          request_id: c.get('requestId'),
-        },
-        401,
-      );
-    }
-    c.set('caller', credential.caller);
-    c.set('dashboard', credential.viaSession === true);
-    await next();
-  });
 
   api.post('/code/exec', async (c) => {
     const requestId = c.get('requestId');
@@ -76,16 +49,11 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
     try {
       body = await c.req.json();
     } catch (error) {
-      return c.json(
-        {
-          ok: false,
-          error: {
-            code: 'INVALID_REQUEST',
-            message: `the request body is not valid JSON: ${(error as Error).message}`,
-          },
-          request_id: requestId,
-        },
+      return restError(
+        c,
         400,
+        'INVALID_REQUEST',
+        `the request body is not valid JSON: ${(error as Error).message}`,
       );
     }
     // REST's own field: dry_run (the playground) answers upstream calls with a stub.
@@ -93,14 +61,7 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
     if (typeof body === 'object' && body !== null && 'dry_run' in body) {
       const { dry_run, ...rest } = body as Record<string, unknown>;
       if (typeof dry_run !== 'boolean') {
-        return c.json(
-          {
-            ok: false,
-            error: { code: 'INVALID_REQUEST', message: 'dry_run must be true or false' },
-            request_id: requestId,
-          },
-          400,
-        );
+        return restError(c, 400, 'INVALID_REQUEST', 'dry_run must be true or false');
       }
       dryRun = dry_run;
       body = rest;
@@ -179,14 +140,7 @@ export function restRoutes(runtime: Runtime, auth: AuthDeps): Hono<GatewayEnv> {
     const name = c.req.param('name');
     const visible = caller.kind === 'admin' || caller.servers.includes(name);
     if (!visible || !runtime.registry.server(name)) {
-      return c.json(
-        {
-          ok: false,
-          error: { code: 'NOT_FOUND', message: `no server "${name}"` },
-          request_id: c.get('requestId'),
-        },
-        404,
-      );
+      return restError(c, 404, 'NOT_FOUND', `no server "${name}"`);
     }
     // The verdict the call gate would give now: it judges the annotations as listed, too.
     const policy = runtime.config().toolPolicy;

@@ -15,7 +15,8 @@ import {
   shownEntry,
 } from '../config/index.ts';
 import type { Runtime } from '../execution/index.ts';
-import { failure, adminOnly as guard } from './admin-only.ts';
+import { adminOnly as guard } from './admin-only.ts';
+import { restError } from './rest-error.ts';
 import type { GatewayEnv } from './types.ts';
 
 type Ctx = Context<GatewayEnv>;
@@ -45,7 +46,7 @@ export function serverRoutes(runtime: Runtime, configFile?: ConfigFile): Hono<Ga
   /** Runs a write; its refusal (or a gateway without a file) becomes the answer. */
   const writing = async (c: Ctx, write: (file: ConfigFile) => Promise<Response>) => {
     if (!configFile) {
-      return failure(
+      return restError(
         c,
         409,
         'NO_CONFIG_FILE',
@@ -56,7 +57,9 @@ export function serverRoutes(runtime: Runtime, configFile?: ConfigFile): Hono<Ga
       return await write(configFile);
     } catch (error) {
       if (!(error instanceof ConfigEditError)) throw error;
-      return failure(c, error.status, CODES[error.status], error.message, error.field);
+      return restError(c, error.status, CODES[error.status], error.message, {
+        field: error.field,
+      });
     }
   };
 
@@ -89,7 +92,7 @@ export function serverRoutes(runtime: Runtime, configFile?: ConfigFile): Hono<Ga
       status,
     );
 
-  const unknown = (c: Ctx, name: string) => failure(c, 404, 'NOT_FOUND', `no server "${name}"`);
+  const unknown = (c: Ctx, name: string) => restError(c, 404, 'NOT_FOUND', `no server "${name}"`);
 
   api.post('/servers', adminOnly, (c) =>
     writing(c, async (file) => {
@@ -170,7 +173,7 @@ export function serverRoutes(runtime: Runtime, configFile?: ConfigFile): Hono<Ga
       const why = config.enabled
         ? 'quarantined (unquarantine it first)'
         : 'disabled (enable it first)';
-      return failure(c, 409, 'CONFLICT', `server "${name}" is ${why}`);
+      return restError(c, 409, 'CONFLICT', `server "${name}" is ${why}`);
     }
     const server = runtime.registry.status().find((s) => s.name === name);
     return c.json({ ok: true, value: { server }, request_id: c.get('requestId') });

@@ -1,12 +1,11 @@
 /** @module REST for agent tokens under /api/v1/tokens (admin key only): list, create (the secret once), revoke. */
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import { CodemuxError } from '../errors/index.ts';
 import type { Runtime } from '../execution/index.ts';
 import type { TokenStore } from '../store/index.ts';
 import { didYouMean } from '../util/did-you-mean.ts';
+import { restError } from './rest-error.ts';
 import type { GatewayEnv } from './types.ts';
-
-type Ctx = Context<GatewayEnv>;
 
 /** Store failures by code: the status they answer. */
 const STORE_ERRORS: Record<string, 400 | 409> = {
@@ -14,10 +13,6 @@ const STORE_ERRORS: Record<string, 400 | 409> = {
   INVALID_TOKEN_SERVERS: 400,
   TOKEN_EXISTS: 409,
 };
-
-function failure(c: Ctx, status: 400 | 403 | 404 | 409, code: string, message: string) {
-  return c.json({ ok: false, error: { code, message }, request_id: c.get('requestId') }, status);
-}
 
 /** A list field: absent is [], else an array of non-empty strings. */
 function names(
@@ -35,7 +30,7 @@ export function tokenRoutes(runtime: Runtime, tokens: TokenStore): Hono<GatewayE
 
   api.use('*', async (c, next) => {
     if (c.get('caller')?.kind !== 'admin')
-      return failure(
+      return restError(
         c,
         403,
         'ACCESS_DENIED',
@@ -53,7 +48,7 @@ export function tokenRoutes(runtime: Runtime, tokens: TokenStore): Hono<GatewayE
     try {
       body = await c.req.json();
     } catch (error) {
-      return failure(
+      return restError(
         c,
         400,
         'INVALID_TOKEN',
@@ -61,23 +56,28 @@ export function tokenRoutes(runtime: Runtime, tokens: TokenStore): Hono<GatewayE
       );
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body))
-      return failure(c, 400, 'INVALID_TOKEN', 'the body must be {"name", "servers", "code_tools"}');
+      return restError(
+        c,
+        400,
+        'INVALID_TOKEN',
+        'the body must be {"name", "servers", "code_tools"}',
+      );
     const { name, servers, code_tools } = body as Record<string, unknown>;
     if (typeof name !== 'string')
-      return failure(
+      return restError(
         c,
         400,
         'INVALID_TOKEN_NAME',
         'name is required: 1-64 characters of A-Z, a-z, 0-9, _, . and -',
       );
     const serverList = names(servers, 'servers');
-    if (!serverList.ok) return failure(c, 400, 'INVALID_TOKEN_SERVERS', serverList.message);
+    if (!serverList.ok) return restError(c, 400, 'INVALID_TOKEN_SERVERS', serverList.message);
     const toolList = names(code_tools, 'code_tools');
-    if (!toolList.ok) return failure(c, 400, 'INVALID_TOKEN_SERVERS', toolList.message);
+    if (!toolList.ok) return restError(c, 400, 'INVALID_TOKEN_SERVERS', toolList.message);
     const known = new Set(runtime.config().servers.map((s) => s.name));
     const unknown = serverList.value.find((s) => !known.has(s));
     if (unknown !== undefined)
-      return failure(
+      return restError(
         c,
         400,
         'UNKNOWN_SERVER',
@@ -95,7 +95,7 @@ export function tokenRoutes(runtime: Runtime, tokens: TokenStore): Hono<GatewayE
       );
     } catch (error) {
       if (error instanceof CodemuxError && error.code in STORE_ERRORS)
-        return failure(c, STORE_ERRORS[error.code]!, error.code, error.message);
+        return restError(c, STORE_ERRORS[error.code]!, error.code, error.message);
       throw error;
     }
   });
@@ -103,7 +103,7 @@ export function tokenRoutes(runtime: Runtime, tokens: TokenStore): Hono<GatewayE
   api.delete('/:name', async (c) => {
     const name = c.req.param('name');
     if (!(await tokens.revoke(name)))
-      return failure(c, 404, 'TOKEN_NOT_FOUND', `no token named "${name}"`);
+      return restError(c, 404, 'TOKEN_NOT_FOUND', `no token named "${name}"`);
     return c.json({ ok: true, value: { revoked: name }, request_id: c.get('requestId') });
   });
 

@@ -8,7 +8,8 @@ import type { ToolEntry } from '../catalog/index.ts';
 import { MAX_SEARCH_QUERY_CHARS } from '../config/defaults.ts';
 import { integerParam, judgeCall, type Runtime } from '../execution/index.ts';
 import { didYouMean } from '../util/did-you-mean.ts';
-import { failure, adminOnly as guard } from './admin-only.ts';
+import { adminOnly as guard } from './admin-only.ts';
+import { restError } from './rest-error.ts';
 import type { GatewayEnv } from './types.ts';
 
 export const TOOLS_DEFAULT_LIMIT = 50;
@@ -32,7 +33,7 @@ export function toolRoutes(runtime: Runtime): Hono<GatewayEnv> {
   api.get('/tools', adminOnly, (c) => {
     const query = c.req.query('query') ?? '';
     if (query.length > MAX_SEARCH_QUERY_CHARS) {
-      return failure(
+      return restError(
         c,
         400,
         'INVALID_REQUEST',
@@ -46,7 +47,7 @@ export function toolRoutes(runtime: Runtime): Hono<GatewayEnv> {
       TOOLS_MAX_LIMIT,
       TOOLS_DEFAULT_LIMIT,
     );
-    if (typeof limit === 'string') return failure(c, 400, 'INVALID_REQUEST', limit);
+    if (typeof limit === 'string') return restError(c, 400, 'INVALID_REQUEST', limit);
     // One more than asked says whether there are more without counting every hit.
     const found = runtime.catalog.find(query, every, limit + 1);
     return c.json({ items: found.slice(0, limit).map(item), has_more: found.length > limit });
@@ -62,7 +63,7 @@ export function toolRoutes(runtime: Runtime): Hono<GatewayEnv> {
     );
     if (!described.ok) {
       if (described.error.code === 'catalog_unavailable')
-        return failure(c, 503, 'CATALOG_UNAVAILABLE', described.error.message);
+        return restError(c, 503, 'CATALOG_UNAVAILABLE', described.error.message);
       // A tool hidden on purpose is said so, not guessed at.
       const config = runtime.registry.server(server);
       const hidden = !config
@@ -75,7 +76,7 @@ export function toolRoutes(runtime: Runtime): Hono<GatewayEnv> {
               ? `${server}.${tool} is disabled (it is in the "disabled_tools" of server "${server}")`
               : undefined;
       if (hidden) {
-        return failure(
+        return restError(
           c,
           404,
           'NOT_FOUND',
@@ -87,7 +88,7 @@ export function toolRoutes(runtime: Runtime): Hono<GatewayEnv> {
         `${server}.${tool}`,
         known.map((e) => e.qualifiedName),
       );
-      return failure(c, 404, 'NOT_FOUND', `no tool "${server}.${tool}"${hint}`);
+      return restError(c, 404, 'NOT_FOUND', `no tool "${server}.${tool}"${hint}`);
     }
     const d = described.data as {
       description: string;

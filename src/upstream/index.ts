@@ -18,13 +18,15 @@ export { boundedSchema, SCHEMA_LIMITS, type SchemaLimits, schemaExcess } from '.
 export { BoundedValidators, type SchemaVerdict } from './schema-validator.ts';
 export { SdkConnection } from './sdk-connection.ts';
 export { preloadSdk } from './sdk-modules.ts';
-export type {
-  CallOptions,
-  CallOutcome,
-  ClusterSlots,
-  ServerState,
-  ServerStatus,
-  ToolInfo,
-  UpstreamConnection,
-  UpstreamLog,
+export {
+  CALL_FAILURE_CODES,
+  type CallFailureCode,
+  type CallOptions,
+  type CallOutcome,
+  type ClusterSlots,
+  type ServerState,
+  type ServerStatus,
+  type ToolInfo,
+  type UpstreamConnection,
+  type UpstreamLog,
 } from './types.ts';

@@ -43,7 +43,7 @@ describe.each(['everything', 'everything-http', 'everything-sse'])('upstream %s'
   it('names an unknown tool', async () => {
     expect(await registry.call(name, 'nope', {}, {})).toEqual({
       ok: false,
-      code: 'UPSTREAM_ERROR',
+      code: 'TOOL_NOT_FOUND',
       message: `tool not found: ${name}.nope`,
     });
   });

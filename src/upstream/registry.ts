@@ -359,7 +359,8 @@ export class UpstreamRegistry extends EventEmitter {
     options: CallOptions,
   ): Promise<CallOutcome> {
     const entry = this.entries.get(server);
-    if (!entry) return { ok: false, code: 'UPSTREAM_ERROR', message: this.serverNotFound(server) };
+    if (!entry)
+      return { ok: false, code: 'SERVER_NOT_FOUND', message: this.serverNotFound(server) };
     if (!entry.config.enabled) {
       return {
         ok: false,
@@ -376,7 +377,7 @@ export class UpstreamRegistry extends EventEmitter {
     const tools = entry.connection.tools();
     const listed = tools.find((t) => t.name === tool);
     if (listed && entry.disabled.has(tool)) {
-      return { ok: false, code: 'UPSTREAM_ERROR', message: disabledToolMessage(server, tool) };
+      return { ok: false, code: 'TOOL_NOT_FOUND', message: disabledToolMessage(server, tool) };
     }
     if (!listed) {
       const hint = didYouMean(
@@ -385,7 +386,7 @@ export class UpstreamRegistry extends EventEmitter {
       );
       return {
         ok: false,
-        code: 'UPSTREAM_ERROR',
+        code: 'TOOL_NOT_FOUND',
         message: `tool not found: ${server}.${tool}${hint}`,
       };
     }

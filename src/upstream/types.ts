@@ -16,18 +16,29 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-/** Codes of a failed call that never produced a CallToolResult. */
-export type CallFailureCode =
-  | 'UPSTREAM_ERROR'
-  | 'SERVER_UNAVAILABLE'
-  | 'QUEUE_FULL'
-  | 'UPSTREAM_TIMEOUT'
+/**
+ * Codes of a failed call that never produced a CallToolResult. SERVER_NOT_FOUND and
+ * TOOL_NOT_FOUND stay inside the gateway: each guest dialect says them in its own words
+ * (execution/envelopes.ts).
+ */
+export const CALL_FAILURE_CODES = [
+  'UPSTREAM_ERROR',
+  'SERVER_UNAVAILABLE',
+  'QUEUE_FULL',
+  'UPSTREAM_TIMEOUT',
   /** The result broke the tool's own output schema (the SDK client checks it). */
-  | 'INVALID_OUTPUT'
+  'INVALID_OUTPUT',
   /** The result is larger than the gateway accepts from one call (see result-bounds.ts). */
-  | 'RESULT_TOO_LARGE'
+  'RESULT_TOO_LARGE',
   /** The tool's definition is held by tool pinning (never sent). */
-  | 'TOOL_CHANGED';
+  'TOOL_CHANGED',
+  /** No configured server has the name (never sent). */
+  'SERVER_NOT_FOUND',
+  /** The server does not list the tool, or its `disabled_tools` hides it (never sent). */
+  'TOOL_NOT_FOUND',
+] as const;
+
+export type CallFailureCode = (typeof CALL_FAILURE_CODES)[number];
 
 /** A call either reached the tool (even one answering isError) or failed with a code. */
 export type CallOutcome =
