@@ -1,94 +1,11 @@
 /**
- * @module `codemux approvals list|approve|deny`: calls held by `tool_policy` "ask", through the
- * running gateway (the call waits there; a decision anywhere else would not reach it).
+ * @module `codemux approvals list|args|approve|deny`: registration; approvals-run.ts (through the
+ * running gateway, where held calls wait) loads only when the command runs.
  */
 import { type Command, Option } from 'commander';
-import { APPROVAL_STATUSES, type ApprovalRecord } from '../store/index.ts';
-import { gatewayCall, requireGateway } from './gateway-command.ts';
-import {
-  addConfigOption,
-  addGatewayOptions,
-  addOutputOption,
-  type GatewayFlags,
-} from './options.ts';
-import { printJson } from './output.ts';
-import { renderTable } from './table.ts';
-
-interface Flags extends GatewayFlags {
-  config?: string;
-  output?: string;
-  status?: string;
-}
-
-const gateway = (flags: Flags) =>
-  requireGateway(flags, 'approvals are held and decided by the running gateway');
-
-/** The last column: when a pending one expires, else who decided (or what expired it). */
-const outcome = (a: ApprovalRecord) =>
-  a.status === 'pending' ? `expires ${a.expires_at}` : (a.decided_by ?? '');
-
-async function list(flags: Flags): Promise<void> {
-  const daemon = await gateway(flags);
-  if (!daemon) return;
-  const query = flags.status ? `?status=${encodeURIComponent(flags.status)}` : '';
-  const body = await gatewayCall(daemon, 'GET', `/api/v1/approvals${query}`);
-  const items = (body.items ?? []) as ApprovalRecord[];
-  if (flags.output === 'json') {
-    await printJson({ items });
-    return;
-  }
-  if (items.length === 0) {
-    process.stdout.write(flags.status ? `no ${flags.status} approvals\n` : 'no approvals\n');
-    return;
-  }
-  process.stdout.write(
-    renderTable(
-      ['ID', 'STATUS', 'SERVER', 'TOOL', 'REASON', 'CALLER', 'CREATED', 'EXPIRES / DECIDED BY'],
-      items.map((a) => [
-        a.id,
-        a.status,
-        a.server,
-        a.tool,
-        a.reason,
-        a.caller,
-        a.created_at,
-        outcome(a),
-      ]),
-    ),
-  );
-  for (const a of items.filter((i) => i.args_truncated)) {
-    process.stdout.write(
-      `${a.id}: arguments over 64 KiB, not shown in full: ${a.args_cut_keys.join(', ')} (\`codemux approvals args ${a.id}\` prints them whole)\n`,
-    );
-  }
-  const pending = items.filter((a) => a.status === 'pending').length;
-  if (pending > 0) {
-    process.stdout.write(
-      `${pending} pending; decide with \`codemux approvals approve ID\` or \`codemux approvals deny ID\`\n`,
-    );
-  }
-}
-
-/** Prints an approval's whole arguments (JSON), also those its listing leaves out. */
-async function args(id: string, flags: Flags): Promise<void> {
-  const daemon = await gateway(flags);
-  if (!daemon) return;
-  const body = await gatewayCall(daemon, 'GET', `/api/v1/approvals/${encodeURIComponent(id)}/args`);
-  await printJson(body);
-}
-
-const decide = (decision: 'approve' | 'deny') => async (id: string, flags: Flags) => {
-  const daemon = await gateway(flags);
-  if (!daemon) return;
-  const path = `/api/v1/approvals/${encodeURIComponent(id)}/${decision}`;
-  const { request_id: _requestId, ...body } = await gatewayCall(daemon, 'POST', path);
-  if (flags.output === 'json') {
-    await printJson(body);
-    return;
-  }
-  const a = body.approval as ApprovalRecord;
-  process.stdout.write(`${a.status} ${a.id}: ${a.server}.${a.tool} (decided by ${a.decided_by})\n`);
-};
+import { APPROVAL_STATUSES } from '../store/approval-store.ts';
+import { lazyAction } from './lazy-action.ts';
+import { addConfigOption, addGatewayOptions, addOutputOption } from './options.ts';
 
 export function registerApprovals(program: Command): void {
   const approvals = program
@@ -102,13 +19,15 @@ export function registerApprovals(program: Command): void {
     );
   addConfigOption(listCommand);
   addGatewayOptions(listCommand);
-  addOutputOption(listCommand, ['table', 'json']).action(list);
+  addOutputOption(listCommand, ['table', 'json']).action(
+    lazyAction(async () => (await import('./approvals-run.ts')).list),
+  );
   const argsCommand = approvals
     .command('args <id>')
     .description('Print the whole arguments of an approval as JSON (also those over 64 KiB)');
   addConfigOption(argsCommand);
   addGatewayOptions(argsCommand);
-  argsCommand.action(args);
+  argsCommand.action(lazyAction(async () => (await import('./approvals-run.ts')).args));
   for (const [decision, help] of [
     ['approve', 'Approve a held call: it is sent, once, with the arguments shown'],
     ['deny', 'Deny a held call: it is not sent and the program gets APPROVAL_DENIED'],
@@ -116,6 +35,8 @@ export function registerApprovals(program: Command): void {
     const command = approvals.command(`${decision} <id>`).description(help);
     addConfigOption(command);
     addGatewayOptions(command);
-    addOutputOption(command, ['text', 'json']).action(decide(decision));
+    addOutputOption(command, ['text', 'json']).action(
+      lazyAction(async () => (await import('./approvals-run.ts')).decide(decision)),
+    );
   }
 }

@@ -1,5 +1,7 @@
 /** @module The commands' one way to read the config: warnings on stderr, a bad config is a line on stderr and exit 2. */
-import { loadConfigFrom, type ResolvedConfig } from '../config/index.ts';
+import type { ResolvedConfig } from '../config/index.ts';
+// Not the config barrel: the config editor and watcher are not needed to read it.
+import { loadConfigFrom } from '../config/load.ts';
 import { ConfigError } from '../errors/index.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
 

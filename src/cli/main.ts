@@ -1,6 +1,8 @@
-/** @module The `codemux` command line. */
+/**
+ * @module The `codemux` command line: registers every command (cheaply: each action imports what it
+ * needs when it runs) and turns what an action throws into a stderr line and an exit code.
+ */
 import { Command, CommanderError } from 'commander';
-import { logLevelFrom } from '../config/index.ts';
 import { registerActivity } from './activity.ts';
 import { registerApprovals } from './approvals.ts';
 import { registerAuth } from './auth.ts';
@@ -35,7 +37,9 @@ registerApprovals(program);
 registerAuth(program);
 
 /** True when the user asked for debug logs (flag or $CODEMUX_LOG_LEVEL): only then does an unexpected error show its stack. */
-function debugRequested(argv: readonly string[]): boolean {
+async function debugRequested(argv: readonly string[]): Promise<boolean> {
+  // Loaded only here: the config module is not needed to register the commands.
+  const { logLevelFrom } = await import('../config/load.ts');
   const at = argv.indexOf('--log-level');
   const flag = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--log-level='))?.slice(12);
   const level = logLevelFrom(flag, 'info');
@@ -54,7 +58,7 @@ try {
     // One line, never a stack, unless --log-level debug asks for it.
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`codemux: unexpected error: ${message.split('\n')[0]}\n`);
-    if (debugRequested(process.argv) && error instanceof Error && error.stack) {
+    if (error instanceof Error && error.stack && (await debugRequested(process.argv))) {
       process.stderr.write(`${error.stack}\n`);
     }
     process.exitCode = EXIT_FAILED;

@@ -1,6 +1,6 @@
 /** @module Options shared by several commands, defined once (names, help, allowed values). */
 import { type Command, Option } from 'commander';
-import { LOG_FORMATS, LOG_LEVELS } from '../util/logger.ts';
+import { LOG_FORMATS, LOG_LEVELS } from '../util/log-levels.ts';
 
 export interface GatewayFlags {
   /** A gateway elsewhere: `http://host:port`. */

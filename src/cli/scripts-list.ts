@@ -1,60 +1,7 @@
-/** @module `codemux code scripts list`: the stored scripts, from the daemon when one runs, else from the directory. */
+/** @module `codemux code scripts list`: registration; scripts-list-run.ts lists the scripts when the command runs. */
 import type { Command } from 'commander';
-import { listScripts, type ScriptListing, scriptsDir } from '../scripts/index.ts';
-import { daemonRequest, findDaemon } from './daemon-client.ts';
-import { EXIT_FAILED } from './exit-codes.ts';
-import { loadConfigOrExit } from './load-config.ts';
-import {
-  addConfigOption,
-  addGatewayOptions,
-  addOutputOption,
-  type GatewayFlags,
-} from './options.ts';
-import { printJson } from './output.ts';
-
-interface ListFlags extends GatewayFlags {
-  config?: string;
-  output?: string;
-}
-
-function renderText(listing: ScriptListing): string {
-  const lines = [`Stored scripts in ${listing.dir} (${listing.scripts.length}):`];
-  for (const s of listing.scripts) {
-    const status = s.status === 'invalid' ? `invalid: ${s.reason}` : s.status;
-    lines.push(`  ${s.name.padEnd(32)} ${status.padEnd(20)} ${s.paths.join(', ')}`);
-  }
-  lines.push('', 'Run one with: codemux code exec --script <name>');
-  return `${lines.join('\n')}\n`;
-}
-
-async function run(flags: ListFlags): Promise<void> {
-  const config = loadConfigOrExit(flags);
-  if (!config) return;
-  // The process that resolves scripts describes them, so the listing never disagrees with what runs.
-  const daemon = await findDaemon(config, flags);
-  let listing: ScriptListing;
-  if (daemon) {
-    const { status, body } = await daemonRequest(daemon, 'GET', '/api/v1/code/scripts', {
-      timeoutMs: 10_000,
-    });
-    if (status !== 200) {
-      process.stderr.write(
-        `codemux: the daemon refused the listing: ${JSON.stringify(body.error)}\n`,
-      );
-      process.exitCode = EXIT_FAILED;
-      return;
-    }
-    listing = body.data as ScriptListing;
-  } else {
-    listing = listScripts(scriptsDir(config));
-  }
-  if (flags.output === 'json') await printJson(listing);
-  else if (flags.output === 'yaml') {
-    // Loaded here only: every command (serve too) would otherwise parse and keep the yaml package.
-    const { stringify } = await import('yaml');
-    process.stdout.write(stringify(listing));
-  } else process.stdout.write(renderText(listing));
-}
+import { lazyAction } from './lazy-action.ts';
+import { addConfigOption, addGatewayOptions, addOutputOption } from './options.ts';
 
 export function registerScriptsList(code: Command): void {
   const list = code
@@ -66,5 +13,7 @@ export function registerScriptsList(code: Command): void {
     .description('List the stored scripts code_execution can run');
   addConfigOption(list, 'MCP configuration file (its directory holds scripts/)');
   addGatewayOptions(list);
-  addOutputOption(list, ['text', 'json', 'yaml']).action(run);
+  addOutputOption(list, ['text', 'json', 'yaml']).action(
+    lazyAction(async () => (await import('./scripts-list-run.ts')).run),
+  );
 }

@@ -1,68 +1,7 @@
-/** @module `codemux servers list`: each upstream's state, from the daemon when one runs, else from the config. */
+/** @module `codemux servers list`: registration; servers-list-run.ts reads the states when the command runs. */
 import type { Command } from 'commander';
-import { policyCountsText } from '../execution/index.ts';
-import type { ServerStatus } from '../upstream/index.ts';
-import { daemonRequest, findDaemon } from './daemon-client.ts';
-import { loadConfigOrExit } from './load-config.ts';
-import {
-  addConfigOption,
-  addGatewayOptions,
-  addOutputOption,
-  type GatewayFlags,
-} from './options.ts';
-import { printJson } from './output.ts';
-import { renderTable } from './table.ts';
-
-type PolicyCounts = { ask: number; deny: number };
-
-interface ListFlags extends GatewayFlags {
-  config?: string;
-  output?: string;
-}
-
-async function run(flags: ListFlags): Promise<void> {
-  const config = loadConfigOrExit(flags);
-  if (!config) return;
-  const daemon = await findDaemon(config, flags);
-  let servers: ServerStatus[];
-  let source: string;
-  // Tools are known only to a gateway that listed them: standalone there are no counts.
-  let policy: PolicyCounts | undefined;
-  if (daemon) {
-    const { body } = await daemonRequest(daemon, 'GET', '/api/v1/servers', { timeoutMs: 10_000 });
-    ({ servers, policy } = body.value as { servers: ServerStatus[]; policy?: PolicyCounts });
-    source = `the daemon at ${daemon.url}`;
-  } else {
-    servers = config.servers.map((s) => ({
-      name: s.name,
-      protocol: s.protocol,
-      state: !s.enabled ? 'disabled' : s.quarantined ? 'quarantined' : 'idle',
-      tools: 0,
-    }));
-    source = `${config.path} (no daemon running: states are from the config)`;
-  }
-  if (flags.output === 'json') {
-    await printJson({ servers, ...(policy ? { policy } : {}) });
-    return;
-  }
-  process.stdout.write(`Upstream servers from ${source} (${servers.length}):\n`);
-  process.stdout.write(
-    renderTable(
-      ['NAME', 'PROTOCOL', 'STATE', 'TOOLS', 'LAST ERROR'],
-      servers.map((s) => [
-        s.name,
-        s.protocol,
-        s.state,
-        daemon ? String(s.tools) : '-',
-        s.last_error ?? '',
-      ]),
-    ),
-  );
-  if (policy) process.stdout.write(`tool_policy: ${policyCountsText(policy)}\n`);
-  for (const s of servers.filter((s) => s.state === 'needs_auth')) {
-    process.stdout.write(`${s.name} needs sign-in: run \`codemux auth login ${s.name}\`\n`);
-  }
-}
+import { lazyAction } from './lazy-action.ts';
+import { addConfigOption, addGatewayOptions, addOutputOption } from './options.ts';
 
 export function registerServersList(program: Command): void {
   const list = program
@@ -72,5 +11,7 @@ export function registerServersList(program: Command): void {
     .description('List the upstream servers and their state');
   addConfigOption(list);
   addGatewayOptions(list);
-  addOutputOption(list, ['table', 'json']).action(run);
+  addOutputOption(list, ['table', 'json']).action(
+    lazyAction(async () => (await import('./servers-list-run.ts')).run),
+  );
 }

@@ -1,11 +1,10 @@
 /** @module The process logger: pino, always to stderr (stdout belongs to MCP stdio and CLI output). */
 import pino from 'pino';
+import type { LogFormat } from './log-levels.ts';
+
+export { LOG_FORMATS, LOG_LEVELS, type LogFormat } from './log-levels.ts';
 
 export type Logger = pino.Logger;
-
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'silent'] as const;
-export const LOG_FORMATS = ['text', 'json'] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
 
 const LEVEL_NAMES: Record<number, string> = {
   10: 'TRACE',
