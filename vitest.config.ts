@@ -2,13 +2,14 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { TIERS, type Tier } from './test/setup/tiers.ts';
 
-/** A tier's Vitest project: its files (test/setup/tiers.ts). */
+/** A tier's Vitest project: its files (test/setup/tiers.ts), dist/ rebuilt first when it spawns it. */
 const project = (name: string, tier: Tier) => ({
   extends: true as const,
   test: {
     name,
     include: tier.include,
     exclude: [...configDefaults.exclude, ...tier.exclude],
+    globalSetup: [...(tier.runsDist ? ['test/setup/fresh-dist.ts'] : [])],
   },
 });
 
