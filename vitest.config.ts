@@ -2,14 +2,14 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 import { TIERS, type Tier } from './test/setup/tiers.ts';
 
-/** A tier's Vitest project: its files (test/setup/tiers.ts), dist/ rebuilt first when it spawns it. */
-const project = (name: string, tier: Tier) => ({
+/** A tier's Vitest project: its files (test/setup/tiers.ts) and the shared parts it starts once. */
+const project = (name: string, tier: Tier, parts: string[] = []) => ({
   extends: true as const,
   test: {
     name,
     include: tier.include,
     exclude: [...configDefaults.exclude, ...tier.exclude],
-    globalSetup: [...(tier.runsDist ? ['test/setup/fresh-dist.ts'] : [])],
+    globalSetup: [...(tier.runsDist ? ['test/setup/fresh-dist.ts'] : []), ...parts],
   },
 });
 
@@ -23,8 +23,8 @@ export default defineConfig({
     projects: [
       project('unit', TIERS.unit),
       project('gateway', TIERS.gateway),
-      project('pg', TIERS.pg),
-      project('browser', TIERS.browser),
+      project('pg', TIERS.pg, ['test/setup/postgres.ts']),
+      project('browser', TIERS.browser, ['test/setup/chromium.ts']),
     ],
   },
 });
