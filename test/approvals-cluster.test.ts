@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningGateway } from './gateway.ts';
 import { startPolicyCluster } from './policy-fixtures.ts';
-import { type RunningPostgres, startPostgres } from './postgres.ts';
+import { type SharedPostgres, sharedPostgres } from './shared-postgres.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
 
-let postgres: RunningPostgres;
+let postgres: SharedPostgres;
 const gateways: RunningGateway[] = [];
 
 beforeAll(async () => {
-  postgres = await startPostgres();
+  postgres = sharedPostgres();
   const databaseUrl = await postgres.database('approvals_cluster');
   gateways.push(
     ...(await startPolicyCluster(databaseUrl, ['alpha', 'bravo'], 'approvals-cluster-key')),
@@ -19,7 +19,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(gateways.map((g) => g.stop()));
-  await postgres?.stop();
+  await postgres?.drop();
 }, 60_000);
 
 async function pendingOn(g: RunningGateway): Promise<Json[]> {

@@ -43,6 +43,8 @@ function configFor(instanceId: string): Record<string, unknown> {
 }
 
 beforeAll(async () => {
+  // A private server, not the run's shared one (test/shared-postgres.ts): the outage test
+  // stops and restarts it, which would cut every other file's connections.
   postgres = await startPostgres();
   databaseUrl = await postgres.database('cluster');
   sharedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-cluster-calls-'));

@@ -1,4 +1,8 @@
-/** @module Headless Chromium signed in to a running gateway's dashboard, for the dashboard tests. */
+/**
+ * @module The run's shared headless Chromium (test/setup/chromium.ts) signed in to a running
+ * gateway's dashboard, for the dashboard tests. Each file connects on its own: closing its
+ * `browser` closes the contexts it opened and disconnects, the shared Chromium stays up.
+ */
 import {
   type Browser,
   type BrowserContext,
@@ -7,8 +11,9 @@ import {
   type Locator,
   type Page,
 } from 'playwright-core';
+import { inject } from 'vitest';
 import type { RunningGateway } from './gateway.ts';
-import { chromiumPath } from './system-parts.ts';
+import { partValue } from './setup/provided.ts';
 
 /** The text a locator shows now, as a function for `expect.poll`. */
 export const textOf = (locator: Locator) => async () => (await locator.textContent()) ?? '';
@@ -16,7 +21,13 @@ export const textOf = (locator: Locator) => async () => (await locator.textConte
 /** How long a dashboard step may take on a loaded 2-core machine. */
 export const UI_TIMEOUT_MS = 15_000;
 
+/** A connection to the run's shared Chromium; throws the one-line install hint when it is missing. */
+export function sharedBrowser(): Promise<Browser> {
+  return chromium.connect(partValue(inject('chromium'), 'The shared Chromium (tier browser)'));
+}
+
 export interface DashboardSession {
+  /** This file's connection to the shared Chromium: `close()` it in afterAll. */
   browser: Browser;
   context: BrowserContext;
   page: Page;
@@ -24,15 +35,12 @@ export interface DashboardSession {
   cspViolations: string[];
 }
 
-/** Launches Chromium, signs in to `gw`'s dashboard with the admin key, lands on Servers (`contextOptions`: e.g. a timezoneId). */
+/** Connects to the shared Chromium, opens a context, signs in to `gw`'s dashboard with the admin key, lands on Servers (`contextOptions`: e.g. a timezoneId). */
 export async function openDashboard(
   gw: RunningGateway,
   contextOptions: BrowserContextOptions = {},
 ): Promise<DashboardSession> {
-  const browser = await chromium.launch({
-    executablePath: chromiumPath(),
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-  });
+  const browser = await sharedBrowser();
   const context = await browser.newContext(contextOptions);
   const page = await context.newPage();
   page.setDefaultTimeout(UI_TIMEOUT_MS);

@@ -6,31 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  type Browser,
-  type BrowserContext,
-  chromium,
-  type Locator,
-  type Page,
-} from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sharedBrowser } from './dashboard-session.ts';
 import { type RunningGateway, startGateway } from './gateway.ts';
 import { SERVERS, writeConfig } from './helpers.ts';
 import { docImage } from './screenshots.ts';
-import { chromiumPath } from './system-parts.ts';
 
-const LAUNCH = {
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-};
 /** Generous: a loaded 2-core machine runs several suites at once. */
 const UI_TIMEOUT_MS = 15_000;
 
@@ -127,7 +109,7 @@ beforeAll(async () => {
   fs.mkdirSync(scripts);
   fs.writeFileSync(path.join(scripts, 'hello.js'), 'return "hello";\n');
   gw = await startGateway(config);
-  browser = await chromium.launch({ ...LAUNCH, executablePath: chromiumPath() });
+  browser = await sharedBrowser();
   ({ context, page } = await freshPage(false));
 }, 60_000);
 

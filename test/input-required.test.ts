@@ -15,7 +15,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { policyConfig, startPolicyCluster } from './policy-fixtures.ts';
-import { type RunningPostgres, startPostgres } from './postgres.ts';
+import { type SharedPostgres, sharedPostgres } from './shared-postgres.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
@@ -181,10 +181,10 @@ describe('on one instance', () => {
 });
 
 describe('across two instances on one PostgreSQL', () => {
-  let postgres: RunningPostgres;
+  let postgres: SharedPostgres;
   const gateways: RunningGateway[] = [];
   beforeAll(async () => {
-    postgres = await startPostgres();
+    postgres = sharedPostgres();
     const databaseUrl = await postgres.database('input_required_cluster');
     // Every instance seals and opens requestState with the same key.
     const env = { ...process.env, CODEMUX_SECRET_KEY: randomBytes(32).toString('hex') };
@@ -194,7 +194,7 @@ describe('across two instances on one PostgreSQL', () => {
   }, 120_000);
   afterAll(async () => {
     await Promise.all(gateways.map((g) => g.stop()));
-    await postgres?.stop();
+    await postgres?.drop();
   }, 60_000);
 
   it('the retry reaches the other instance, decides there, and gets the result of the held program', async () => {

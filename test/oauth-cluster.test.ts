@@ -19,12 +19,12 @@ import {
 import { followAuthorization } from './fixtures/oauth/user-agent.ts';
 import { type RunningGateway, startGateway } from './gateway.ts';
 import { writeConfig } from './helpers.ts';
-import { type RunningPostgres, startPostgres } from './postgres.ts';
+import { type SharedPostgres, sharedPostgres } from './shared-postgres.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
 
-let postgres: RunningPostgres;
+let postgres: SharedPostgres;
 let as: AuthorizationServer;
 let mcp: ProtectedMcpServer;
 const gateways: RunningGateway[] = [];
@@ -47,7 +47,7 @@ const whoami = async (g: RunningGateway): Promise<string> =>
   );
 
 beforeAll(async () => {
-  postgres = await startPostgres();
+  postgres = sharedPostgres();
   as = await startAuthorizationServer({ accessTokenTtlSeconds: 4 });
   mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUrl: as.jwksUrl });
   const databaseUrl = await postgres.database('oauth_cluster');
@@ -73,7 +73,7 @@ afterAll(async () => {
   await Promise.all(gateways.map((g) => g.stop()));
   await mcp?.close();
   await as?.close();
-  await postgres?.stop();
+  await postgres?.drop();
 }, 60_000);
 
 it('a sign-in on one instance connects the other; both refresh for several lifetimes without ever reusing a refresh token', async () => {

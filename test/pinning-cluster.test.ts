@@ -8,18 +8,18 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { ROOT, writeConfig } from './helpers.ts';
-import { type RunningPostgres, startPostgres } from './postgres.ts';
+import { type SharedPostgres, sharedPostgres } from './shared-postgres.ts';
 
 const MUTABLE = path.join(ROOT, 'test', 'fixtures', 'mutable-server.mjs');
 const SCHEMA = { type: 'object', properties: { text: { type: 'string' } } };
 const echo = (description: string) => ({ name: 'echo', description, inputSchema: SCHEMA });
 
-let postgres: RunningPostgres;
+let postgres: SharedPostgres;
 let toolsFile: string;
 const gateways: RunningGateway[] = [];
 
 beforeAll(async () => {
-  postgres = await startPostgres();
+  postgres = sharedPostgres();
   const databaseUrl = await postgres.database('pins_cluster');
   for (const id of ['alpha', 'bravo']) {
     const file = writeConfig({});
@@ -51,7 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(gateways.map((g) => g.stop()));
-  await postgres?.stop();
+  await postgres?.drop();
 }, 60_000);
 
 const call = async (g: RunningGateway) =>

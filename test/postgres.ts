@@ -1,8 +1,9 @@
 /**
- * @module Starts a throwaway PostgreSQL server (Debian's binaries) on a free loopback port for
- * tests: initdb and postgres run as the `postgres` user when the tests run as root (initdb
- * refuses root), in a temp dir removed afterwards. Missing binaries fail with one line saying how
- * to install them (test/system-parts.ts): CI installs them.
+ * @module Starts a throwaway PostgreSQL server (Debian's binaries) on a free loopback port: the
+ * test run's shared one (test/setup/postgres.ts), a private one for a file that stops it, the
+ * cluster benchmarks'. initdb and postgres run as the `postgres` user when the tests run as root
+ * (initdb refuses root), in a temp dir removed afterwards. Missing binaries fail with one line
+ * saying how to install them (test/system-parts.ts): CI installs them.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers.ts';
+import { partValue, startPart } from './setup/provided.ts';
 import { CHROMIUM, chromiumPath, POSTGRES_ROOT, postgresBinDir } from './system-parts.ts';
 
 /** The error `fn` throws. */
@@ -39,6 +40,21 @@ describe('a missing system part', () => {
     } finally {
       fs.rmSync(empty, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a shared part that could not start (test/setup/*.ts)', () => {
+  it('fails each file of its tier with the same one line', async () => {
+    const part = await startPart(async () => chromiumPath('/nonexistent/chromium'));
+    const error = thrown(() => partValue(part, 'The shared Chromium'));
+    expect(error.message).toBe(
+      'Chromium not found at /nonexistent/chromium: install it with `apt-get install -y chromium` (see README, Testing)',
+    );
+    expect(error.stack).toBe(error.message);
+  });
+
+  it('hands over what it started', async () => {
+    expect(partValue(await startPart(async () => 5432), 'PostgreSQL')).toBe(5432);
   });
 });
 

@@ -1,16 +1,16 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningPostgres, startPostgres } from '../../test/postgres.ts';
+import { type SharedPostgres, sharedPostgres } from '../../test/shared-postgres.ts';
 import { approvalRecord, approvalStoreContract } from './approval-store.contract.ts';
 import { openPgStore, type PgStore } from './pg-store.ts';
 
-let server: RunningPostgres;
+let server: SharedPostgres;
 let databases = 0;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
+beforeAll(() => {
+  server = sharedPostgres();
+});
 afterAll(async () => {
-  await server?.stop();
+  await server?.drop();
 });
 
 approvalStoreContract('PostgreSQL', async () => {

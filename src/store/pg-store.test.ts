@@ -9,6 +9,8 @@ import { openPgDatabase } from './pg-database.ts';
 import { openPgStore, type PgStore } from './pg-store.ts';
 import { tokenStoreContract } from './token-store.contract.ts';
 
+// A private server, not the run's shared one (test/shared-postgres.ts): a test here stops and
+// restarts it, which would cut every other file's connections.
 let server: RunningPostgres;
 let databases = 0;
 beforeAll(async () => {

@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type RunningPostgres, startPostgres } from '../../test/postgres.ts';
+import { type SharedPostgres, sharedPostgres } from '../../test/shared-postgres.ts';
 import { openPgStore } from './pg-store.ts';
 import { pin, toolPinStoreContract } from './tool-pin-store.contract.ts';
 
-let server: RunningPostgres;
+let server: SharedPostgres;
 let databases = 0;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 60_000);
+beforeAll(() => {
+  server = sharedPostgres();
+});
 afterAll(async () => {
-  await server?.stop();
+  await server?.drop();
 });
 
 toolPinStoreContract('PostgreSQL', async () => {
