@@ -1,12 +1,12 @@
 /** @module The execution service and its result types. */
 
-export { ActivityLog, type ActivityPage, type ActivityWithChildren } from './activity-log.ts';
+export { ActivityLog, type ActivityPage, type ActivityWithChildren } from './activity/log.ts';
 export {
   ACTIVITY_DEFAULT_LIMIT,
   ACTIVITY_MAX_LIMIT,
   integerParam,
   parseActivityQuery,
-} from './activity-query.ts';
+} from './activity/query.ts';
 export { errorFor, featureDisabled, messageFor } from './caller-view.ts';
 export {
   type Diagnostic,

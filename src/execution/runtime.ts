@@ -22,8 +22,8 @@ import {
 import { type ClusterSlots, UpstreamOAuth, UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { SECRET_KEY_BYTES, SecretBox } from '../util/secret-box.ts';
-import { ActivityLog } from './activity-log.ts';
-import { ActivityRecorder } from './activity-recorder.ts';
+import { ActivityLog } from './activity/log.ts';
+import { ActivityRecorder } from './activity/recorder.ts';
 import { DrainingExecutor } from './drain.ts';
 import { ExecuteService } from './execute-service.ts';
 import { Approvals } from './policy/approvals.ts';

@@ -15,8 +15,8 @@ import type { ApprovalRecord, ApprovalStatus, ApprovalStore } from '../../store/
 import { canonicalJson } from '../../util/canonical-json.ts';
 import type { Logger } from '../../util/logger.ts';
 import { sortableId } from '../../util/sortable-id.ts';
-import { ACTIVITY_CODE_MAX_BYTES } from '../activity-bound.ts';
-import { cutText } from '../activity-cut.ts';
+import { ACTIVITY_CODE_MAX_BYTES } from '../activity/bound.ts';
+import { cutText } from '../activity/cut.ts';
 import { shownArgs } from './approval-args.ts';
 import { memoryApprovalStore } from './memory-approval-store.ts';
 import type {
