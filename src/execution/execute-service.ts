@@ -12,6 +12,7 @@ import {
   MAX_SOURCE_BYTES,
 } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
+import { RpcError } from '../errors/index.ts';
 import { type SandboxExecutor, stripFunctionBody } from '../sandbox/index.ts';
 import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
@@ -53,16 +54,6 @@ export type {
   ExecuteOutcome,
   ExecuteResult,
 } from './execute-result.ts';
-
-/** An answer outside the result: a JSON-RPC error (Arion's codes and messages). */
-export class ExecuteRefusal extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const FILENAME = 'execute.ts';
 /** The body runs inside this wrapper; its one line before the code shifts lines by one. */
@@ -110,7 +101,7 @@ export class ExecuteService {
   /** Checks the arguments as Arion does: unknown ones and wrong types are a -32603. */
   private arguments(args: unknown): { code: string; timeoutMs?: number } {
     const invalid = (detail: string) =>
-      new ExecuteRefusal(-32603, `Json schema validation error: ${detail}`);
+      new RpcError(-32603, `Json schema validation error: ${detail}`);
     if (!args || typeof args !== 'object' || Array.isArray(args))
       throw invalid('the arguments must be an object');
     const a = args as Record<string, unknown>;
@@ -129,7 +120,7 @@ export class ExecuteService {
     return { code: a.code, timeoutMs: a.timeout_ms as number | undefined };
   }
 
-  /** Runs one execute call; throws ExecuteRefusal for the answers that are JSON-RPC errors. */
+  /** Runs one execute call; throws RpcError for the answers that are JSON-RPC errors. */
   async execute(
     args: unknown,
     caller: Caller = ADMIN,
@@ -154,7 +145,7 @@ export class ExecuteService {
       this.record(facts, asEnvelope(outcome), started, calls, config);
       return activityId ? { ...outcome, activityId } : outcome;
     } catch (error) {
-      if (error instanceof ExecuteRefusal) {
+      if (error instanceof RpcError) {
         const refused = error.code === -32600 ? 'TOO_MANY_EXECUTIONS' : 'INVALID_REQUEST';
         this.record(
           facts,
@@ -203,7 +194,7 @@ export class ExecuteService {
     }
     const limits = config.codeMode;
     if (this.running >= limits.maxConcurrentExecutions) {
-      throw new ExecuteRefusal(-32600, 'Too many Code Mode executions are active');
+      throw new RpcError(-32600, 'Too many Code Mode executions are active');
     }
     this.running++;
     try {

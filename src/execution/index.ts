@@ -11,7 +11,6 @@ export { errorFor, featureDisabled, messageFor } from './caller-view.ts';
 export {
   type Diagnostic,
   type ExecuteOutcome,
-  ExecuteRefusal,
   type ExecuteResult,
   ExecuteService,
 } from './execute-service.ts';
