@@ -9,11 +9,11 @@ export {
 } from './activity/query.ts';
 export { errorFor, featureDisabled, messageFor } from './caller-view.ts';
 export {
+  CodeModeService,
   type Diagnostic,
   type ExecuteOutcome,
   type ExecuteResult,
-  ExecuteService,
-} from './execute-service.ts';
+} from './code-mode-service.ts';
 export { type Approvals, argsDigest, MAX_APPROVALS_LISTED } from './policy/approvals.ts';
 export { channelOpen, channelRefusal } from './policy/channels.ts';
 export {

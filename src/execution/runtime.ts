@@ -25,7 +25,7 @@ import { SECRET_KEY_BYTES, SecretBox } from '../util/secret-box.ts';
 import { ActivityLog } from './activity/log.ts';
 import { ActivityRecorder } from './activity/recorder.ts';
 import { DrainingExecutor } from './drain.ts';
-import { ExecuteService } from './execute-service.ts';
+import { CodeModeService } from './code-mode-service.ts';
 import { Approvals } from './policy/approvals.ts';
 import { HeldRuns } from './policy/held-runs.ts';
 import { memoryApprovalStore } from './policy/memory-approval-store.ts';
@@ -41,7 +41,7 @@ export interface Runtime {
   catalog: Catalog;
   service: ExecutionService;
   /** The execute tool (code mode). */
-  execute: ExecuteService;
+  execute: CodeModeService;
   /** The type checker of TypeScript programs (its worker starts with the first check). */
   typecheck: TypeChecker;
   /** Code tools, when the runtime has a store for them. */
@@ -224,7 +224,7 @@ export function createRuntime(
     approvals,
   };
   const service = new ExecutionService(deps);
-  const execute = new ExecuteService(deps);
+  const execute = new CodeModeService(deps);
   const codeTools = options.codeToolStore
     ? new CodeTools(options.codeToolStore, current)
     : undefined;
