@@ -14,6 +14,12 @@ export {
   type ExecuteOutcome,
   type ExecuteResult,
 } from './code-mode-service.ts';
+export {
+  type HeldTool,
+  heldMessage,
+  PINNED_FIELDS,
+  type PinApproval,
+} from './pinned-definition.ts';
 export { type Approvals, argsDigest, MAX_APPROVALS_LISTED } from './policy/approvals.ts';
 export { channelOpen, channelRefusal } from './policy/channels.ts';
 export {
@@ -34,13 +40,7 @@ export type {
 } from './policy/types.ts';
 export { createRuntime, type Runtime } from './runtime.ts';
 export { ExecutionService, type ExecutionServiceDeps } from './service.ts';
-export {
-  type HeldTool,
-  heldMessage,
-  PINNED_FIELDS,
-  type PinApproval,
-  ToolPins,
-} from './tool-pins.ts';
+export { ToolPins } from './tool-pins.ts';
 export {
   ADMIN,
   type Caller,
