@@ -1,7 +1,7 @@
 /** @module Wires one running codemux: config -> upstream registry + sandbox pool -> execution service. */
 
 import { randomBytes } from 'node:crypto';
-import { Catalog, type ToolEntry } from '../catalog/index.ts';
+import { Catalog } from '../catalog/index.ts';
 import { CodeTools } from '../codetools/index.ts';
 import { OAUTH_CALLBACK_PATH } from '../config/defaults.ts';
 import { maxUpstreamMessageBytes, type ResolvedConfig } from '../config/index.ts';
@@ -24,8 +24,9 @@ import type { Logger } from '../util/logger.ts';
 import { SECRET_KEY_BYTES, SecretBox } from '../util/secret-box.ts';
 import { ActivityLog } from './activity/log.ts';
 import { ActivityRecorder } from './activity/recorder.ts';
-import { DrainingExecutor } from './drain.ts';
+import { catalogEntries } from './catalog-entries.ts';
 import { CodeModeService } from './code-mode-service.ts';
+import { DrainingExecutor } from './drain.ts';
 import { Approvals } from './policy/approvals.ts';
 import { HeldRuns } from './policy/held-runs.ts';
 import { memoryApprovalStore } from './policy/memory-approval-store.ts';
@@ -70,36 +71,6 @@ export interface Runtime {
   drain(graceMs: number): Promise<void>;
   /** Stops workers and upstream children (those still starting too); idempotent. */
   stop(): Promise<void>;
-}
-
-const HELD_NEW = '(held until an administrator approves it)';
-
-/**
- * Tools of every server that is neither disabled nor quarantined, as catalog entries. A held
- * tool is marked `held`; one whose definition changed is shown as it was approved (the
- * changed description is exactly what must not reach the agent before someone looks at it).
- */
-function catalogEntries(registry: UpstreamRegistry, pins: ToolPins): ToolEntry[] {
-  const entries: ToolEntry[] = [];
-  for (const server of registry.status()) {
-    if (server.state === 'disabled' || server.state === 'quarantined') continue;
-    for (const tool of registry.tools(server.name)) {
-      const held = pins.holdOf(server.name, tool);
-      const shown = held?.before ?? tool;
-      entries.push({
-        namespace: server.name,
-        name: tool.name,
-        qualifiedName: `${server.name}.${tool.name}`,
-        // A new held tool has no approved text: its own is not shown until it is approved.
-        description: held && !held.before ? HELD_NEW : (shown.description ?? ''),
-        inputSchema: shown.inputSchema,
-        outputSchema: shown.outputSchema,
-        ...(shown.annotations ? { annotations: shown.annotations } : {}),
-        ...(held ? { held: true } : {}),
-      });
-    }
-  }
-  return entries;
 }
 
 export interface RuntimeOptions {
