@@ -6,7 +6,6 @@
  * each MCP server turns it into its SDK's protocol error in one place, code, message and data kept.
  */
 export class RpcError extends Error {
-  override readonly name = 'RpcError';
   constructor(
     readonly code: number,
     message: string,
