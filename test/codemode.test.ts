@@ -4,12 +4,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config/index.ts';
-import {
-  createRuntime,
-  type ExecuteOutcome,
-  ExecuteRefusal,
-  type Runtime,
-} from '../src/execution/index.ts';
+import { RpcError } from '../src/errors/index.ts';
+import { createRuntime, type ExecuteOutcome, type Runtime } from '../src/execution/index.ts';
 import { EXECUTE_INPUT_SCHEMA } from '../src/mcp/index.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { type RunningGateway, startGateway } from './gateway.ts';
@@ -309,7 +305,7 @@ describe('limits', () => {
       {},
       { code: '1', timeout_ms: 0 },
     ]) {
-      await expect(runtime.execute.execute(args)).rejects.toBeInstanceOf(ExecuteRefusal);
+      await expect(runtime.execute.execute(args)).rejects.toBeInstanceOf(RpcError);
       await expect(runtime.execute.execute(args)).rejects.toMatchObject({
         code: -32603,
         message: expect.stringMatching(/^Json schema validation error: /),

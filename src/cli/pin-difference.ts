@@ -1,6 +1,6 @@
 /** @module The difference a held tool's approval would accept, as `codemux tools approve` shows it before asking. */
 import type { HeldTool } from '../execution/index.ts';
-import { PINNED_FIELDS } from '../execution/tool-pins.ts';
+import { PINNED_FIELDS } from '../execution/pinned-definition.ts';
 
 const json = (value: unknown) =>
   value === undefined ? '(absent)' : JSON.stringify(value, null, 2);

@@ -1,4 +1,4 @@
-/** @module Error codes and the error class. */
+/** @module Error codes and the error classes. */
 export { CodemuxError, ConfigError } from './codemux-error.ts';
 export {
   CALL_ERROR_CODES,
@@ -6,3 +6,4 @@ export {
   EXECUTION_ERROR_CODES,
   type ExecutionErrorCode,
 } from './codes.ts';
+export { RpcError } from './rpc-error.ts';

@@ -1,8 +1,8 @@
 /**
  * @module The host side of one execution's tool calls: the shape of what the guest sent
- * (judged again here), budget (with the runaway rule), allowed servers and quarantine,
- * checked in input order before dispatch; parallel batches; the trace in submission order;
- * cancellation of everything in flight when the execution ends.
+ * (judged again here), budget (call-budget.ts), allowed servers and quarantine
+ * (server-access.ts), checked in input order before dispatch; parallel batches; the trace in
+ * submission order; cancellation of everything in flight when the execution ends.
  */
 import type { Catalog } from '../catalog/index.ts';
 import { BATCH_RESULTS_MEMORY_DIVISOR } from '../config/defaults.ts';
@@ -17,6 +17,7 @@ import type {
 } from '../sandbox/index.ts';
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { CallBudget } from './call-budget.ts';
 import { batchShape, callShape } from './call-shape.ts';
 import { type CallDetail, type CallFacts, CallTrace, type Finish } from './call-trace.ts';
 import { messageFor } from './caller-view.ts';
@@ -33,6 +34,7 @@ import { HostWorkQueue } from './host-work-queue.ts';
 import { argsRefusal } from './input-validator.ts';
 import type { CallPolicy } from './policy/call-policy.ts';
 import type { PolicyVerdict } from './policy/tool-policy.ts';
+import { serverRefusal } from './server-access.ts';
 import { ADMIN, type Caller, type ToolCallRecord } from './types.ts';
 
 export interface GateOptions {
@@ -72,8 +74,7 @@ const POLICY_CODES = new Set(['POLICY_DENIED', 'APPROVAL_DENIED', 'APPROVAL_TIME
 export class CallGate implements JobBridge {
   private readonly trace: CallTrace;
   readonly logs: string[] = [];
-  private used = 0;
-  private refusedOnce = false;
+  private readonly budget: CallBudget;
   private readonly inFlight = new Set<AbortController>();
   private closed = false;
   private readonly asyncSlots: ConcurrencyLimiter;
@@ -82,6 +83,7 @@ export class CallGate implements JobBridge {
 
   constructor(private readonly options: GateOptions) {
     this.trace = new CallTrace(options.config.activity.redactKeys);
+    this.budget = new CallBudget(options.maxToolCalls);
     this.asyncSlots = new ConcurrencyLimiter(
       options.maxConcurrentToolCalls ?? options.config.codeExecution.maxParallel,
       Number.MAX_SAFE_INTEGER,
@@ -111,24 +113,6 @@ export class CallGate implements JobBridge {
     );
   }
 
-  private get budgetMessage(): string {
-    return `Exceeded maximum tool calls limit (${this.options.maxToolCalls})`;
-  }
-
-  /** One unit of budget: 'ok', a first refusal, or 'fatal' for an attempt after a refusal. */
-  private take(): 'ok' | 'refused' | 'fatal' {
-    const max = this.options.maxToolCalls;
-    if (max === 0 || this.used < max) {
-      this.used++;
-      return 'ok';
-    }
-    return this.refusedOnce ? 'fatal' : 'refused';
-  }
-
-  private fatal(): BridgeReply {
-    return { fatal: { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage } };
-  }
-
   /** The run's end when its request was cancelled; undefined while it may go on. */
   private cancelled(): BridgeReply | undefined {
     if (!this.options.policy?.requestCancelled) return undefined;
@@ -137,20 +121,7 @@ export class CallGate implements JobBridge {
 
   /** allowed_servers, then quarantine; undefined when the call may go out. */
   private policy(server: string): Refusal | undefined {
-    const allowed = this.options.allowedServers;
-    if (allowed && !allowed.has(server)) {
-      return {
-        code: 'SERVER_NOT_ALLOWED',
-        message: `Server '${server}' is not in the allowed servers list`,
-      };
-    }
-    if (this.options.registry.server(server)?.quarantined) {
-      return {
-        code: 'ACCESS_DENIED',
-        message: `Server '${server}' is quarantined for review; an administrator must set "quarantined": false in the config before its tools can be called`,
-      };
-    }
-    return undefined;
+    return serverRefusal(this.options.registry, this.options.allowedServers, server);
   }
 
   /**
@@ -183,14 +154,9 @@ export class CallGate implements JobBridge {
   private judge(
     request: CallRequest,
   ): 'fatal' | { refusal: Refusal; overBudget: boolean } | undefined {
-    const budget = this.take();
+    const budget = this.budget.take();
     if (budget === 'fatal') return 'fatal';
-    if (budget === 'refused') {
-      return {
-        refusal: { code: 'MAX_TOOL_CALLS_EXCEEDED', message: this.budgetMessage },
-        overBudget: true,
-      };
-    }
+    if (budget === 'refused') return { refusal: this.budget.refusal(), overBudget: true };
     const refusal =
       this.policy(request.server) ?? this.options.pins?.refusalOf(request.server, request.tool);
     return refusal ? { refusal, overBudget: false } : undefined;
@@ -223,8 +189,8 @@ export class CallGate implements JobBridge {
     if (ended) return ended;
     const started = performance.now();
     const verdict = this.judge(request);
-    if (verdict === 'fatal') return this.fatal();
-    if (verdict?.overBudget) this.refusedOnce = true;
+    if (verdict === 'fatal') return this.budget.fatal();
+    if (verdict?.overBudget) this.budget.markRefused();
     const finish = this.trace.reserve(request);
     let step = verdict?.refusal ? undefined : this.options.policy?.judge(request);
     if (step instanceof Promise) step = await step;
@@ -301,7 +267,7 @@ export class CallGate implements JobBridge {
     for (let i = 0; i < batch.requests.length; i++) {
       const request = batch.requests[i]!;
       const verdict = this.judge(request);
-      if (verdict === 'fatal') return this.fatal();
+      if (verdict === 'fatal') return this.budget.fatal();
       const finish = this.trace.reserve(request);
       overBudget ||= verdict?.overBudget ?? false;
       let step = verdict?.refusal ? undefined : this.options.policy?.judge(request);
@@ -318,7 +284,7 @@ export class CallGate implements JobBridge {
       }
     }
     // The whole over-budget batch counts as one refused attempt.
-    if (overBudget) this.refusedOnce = true;
+    if (overBudget) this.budget.markRefused();
     const parallel = batch.max_parallel ?? this.options.config.codeExecution.maxParallel;
     type Done = {
       outcome: CallOutcome;

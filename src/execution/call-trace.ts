@@ -4,7 +4,7 @@
  * open when the execution ends are closed as CANCELLED.
  */
 import type { CallRequest } from '../sandbox/index.ts';
-import { cutForActivity, cutJsonForActivity, cutText } from './activity-cut.ts';
+import { cutForActivity, cutJsonForActivity, cutText } from './activity/cut.ts';
 import type { ToolCallRecord } from './types.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cutForActivity, cutJsonForActivity } from './activity-cut.ts';
+import { cutForActivity, cutJsonForActivity } from './activity/cut.ts';
 import { boundedOutcome, syncEnvelope, syncEnvelopeJson } from './envelopes.ts';
 
 const RESULTS = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecuteResult } from './execute-service.ts';
+import type { ExecuteResult } from './code-mode-service.ts';
 import { executeAnswerBytes, fitExecuteResult } from './fit-execute.ts';
 import { answerBytes, fitAnswer, jsonBytes } from './fit-output.ts';
 import type { Envelope, ToolCallRecord } from './types.ts';

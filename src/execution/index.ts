@@ -1,20 +1,25 @@
 /** @module The execution service and its result types. */
 
-export { ActivityLog, type ActivityPage, type ActivityWithChildren } from './activity-log.ts';
+export { ActivityLog, type ActivityPage, type ActivityWithChildren } from './activity/log.ts';
 export {
   ACTIVITY_DEFAULT_LIMIT,
   ACTIVITY_MAX_LIMIT,
   integerParam,
   parseActivityQuery,
-} from './activity-query.ts';
+} from './activity/query.ts';
 export { errorFor, featureDisabled, messageFor } from './caller-view.ts';
 export {
+  CodeModeService,
   type Diagnostic,
   type ExecuteOutcome,
-  ExecuteRefusal,
   type ExecuteResult,
-  ExecuteService,
-} from './execute-service.ts';
+} from './code-mode-service.ts';
+export {
+  type HeldTool,
+  heldMessage,
+  PINNED_FIELDS,
+  type PinApproval,
+} from './pinned-definition.ts';
 export { type Approvals, argsDigest, MAX_APPROVALS_LISTED } from './policy/approvals.ts';
 export { channelOpen, channelRefusal } from './policy/channels.ts';
 export {
@@ -35,13 +40,7 @@ export type {
 } from './policy/types.ts';
 export { createRuntime, type Runtime } from './runtime.ts';
 export { ExecutionService, type ExecutionServiceDeps } from './service.ts';
-export {
-  type HeldTool,
-  heldMessage,
-  PINNED_FIELDS,
-  type PinApproval,
-  ToolPins,
-} from './tool-pins.ts';
+export { ToolPins } from './tool-pins.ts';
 export {
   ADMIN,
   type Caller,

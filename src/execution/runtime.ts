@@ -1,7 +1,7 @@
 /** @module Wires one running codemux: config -> upstream registry + sandbox pool -> execution service. */
 
 import { randomBytes } from 'node:crypto';
-import { Catalog, type ToolEntry } from '../catalog/index.ts';
+import { Catalog } from '../catalog/index.ts';
 import { CodeTools } from '../codetools/index.ts';
 import { OAUTH_CALLBACK_PATH } from '../config/defaults.ts';
 import { maxUpstreamMessageBytes, type ResolvedConfig } from '../config/index.ts';
@@ -23,10 +23,11 @@ import {
 import { type ClusterSlots, UpstreamOAuth, UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { SECRET_KEY_BYTES, SecretBox } from '../util/secret-box.ts';
-import { ActivityLog } from './activity-log.ts';
-import { ActivityRecorder } from './activity-recorder.ts';
+import { ActivityLog } from './activity/log.ts';
+import { ActivityRecorder } from './activity/recorder.ts';
+import { catalogEntries } from './catalog-entries.ts';
+import { CodeModeService } from './code-mode-service.ts';
 import { DrainingExecutor } from './drain.ts';
-import { ExecuteService } from './execute-service.ts';
 import { Approvals } from './policy/approvals.ts';
 import { HeldRuns } from './policy/held-runs.ts';
 import { ExecutionService } from './service.ts';
@@ -41,7 +42,7 @@ export interface Runtime {
   catalog: Catalog;
   service: ExecutionService;
   /** The execute tool (code mode). */
-  execute: ExecuteService;
+  execute: CodeModeService;
   /** The type checker of TypeScript programs (its worker starts with the first check). */
   typecheck: TypeChecker;
   /** Code tools, when the runtime has a store for them. */
@@ -70,36 +71,6 @@ export interface Runtime {
   drain(graceMs: number): Promise<void>;
   /** Stops workers and upstream children (those still starting too); idempotent. */
   stop(): Promise<void>;
-}
-
-const HELD_NEW = '(held until an administrator approves it)';
-
-/**
- * Tools of every server that is neither disabled nor quarantined, as catalog entries. A held
- * tool is marked `held`; one whose definition changed is shown as it was approved (the
- * changed description is exactly what must not reach the agent before someone looks at it).
- */
-function catalogEntries(registry: UpstreamRegistry, pins: ToolPins): ToolEntry[] {
-  const entries: ToolEntry[] = [];
-  for (const server of registry.status()) {
-    if (server.state === 'disabled' || server.state === 'quarantined') continue;
-    for (const tool of registry.tools(server.name)) {
-      const held = pins.holdOf(server.name, tool);
-      const shown = held?.before ?? tool;
-      entries.push({
-        namespace: server.name,
-        name: tool.name,
-        qualifiedName: `${server.name}.${tool.name}`,
-        // A new held tool has no approved text: its own is not shown until it is approved.
-        description: held && !held.before ? HELD_NEW : (shown.description ?? ''),
-        inputSchema: shown.inputSchema,
-        outputSchema: shown.outputSchema,
-        ...(shown.annotations ? { annotations: shown.annotations } : {}),
-        ...(held ? { held: true } : {}),
-      });
-    }
-  }
-  return entries;
 }
 
 export interface RuntimeOptions {
@@ -224,7 +195,7 @@ export function createRuntime(
     approvals,
   };
   const service = new ExecutionService(deps);
-  const execute = new ExecuteService(deps);
+  const execute = new CodeModeService(deps);
   const codeTools = options.codeToolStore
     ? new CodeTools(options.codeToolStore, current)
     : undefined;

@@ -3,23 +3,13 @@
  * validation, source preparation, policy, limits, the sandbox run, and the result.
  */
 
-import type { Catalog } from '../catalog/index.ts';
 import { castArguments } from '../codetools/index.ts';
-import { MAX_LOG_LINE_BYTES, MAX_LOG_LINES } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
-import {
-  type Language,
-  type ParseFailure,
-  prepareSource,
-  type SandboxExecutor,
-} from '../sandbox/index.ts';
+import { type Language, type ParseFailure, prepareSource } from '../sandbox/index.ts';
 import { resolveScript, scriptsDir } from '../scripts/index.ts';
 import type { ActivitySurface, CodeTool } from '../store/index.ts';
-import type { UpstreamRegistry } from '../upstream/index.ts';
-import type { Logger } from '../util/logger.ts';
-import { activityIdFor, newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
-import type { ActivityRecorder } from './activity-recorder.ts';
-import { CallGate } from './call-gate.ts';
+import { activityIdFor, newRunFacts, type RunFacts, recordRun } from './activity/entry.ts';
+import type { ActivityRecorder } from './activity/recorder.ts';
 import type { CallDetail } from './call-trace.ts';
 import { errorFor, featureDisabled } from './caller-view.ts';
 import { fitAnswer } from './fit-output.ts';
@@ -29,7 +19,7 @@ import type { Approvals } from './policy/approvals.ts';
 import { CallPolicy } from './policy/call-policy.ts';
 import type { CallerChannel } from './policy/types.ts';
 import { elapsed, positioned, reachableServers, refusal } from './run-frame.ts';
-import type { ToolPins } from './tool-pins.ts';
+import { runInSandbox, type SandboxRunDeps } from './sandbox-run.ts';
 import {
   diagnosticsOf,
   type ProgramCheck,
@@ -47,17 +37,12 @@ import {
 } from './types.ts';
 import { validateRequest } from './validate-request.ts';
 
-export interface ExecutionServiceDeps extends TypecheckDeps {
+/** What both services (this one and code mode's) use of the runtime. */
+export interface ExecutionServiceDeps extends TypecheckDeps, SandboxRunDeps {
   /** The current config (a function, so a reloaded config applies to the next execution). */
   config: () => ResolvedConfig;
-  registry: UpstreamRegistry;
-  catalog: Catalog;
-  executor: SandboxExecutor;
-  logger: Logger;
   /** Where executions are recorded (absent: nothing is; `activity_enabled: false` pauses it). */
   activity?: ActivityRecorder;
-  /** Tool-definition pins: a held tool is refused before dispatch (absent: nothing is held). */
-  pins?: ToolPins;
   /** Where calls under tool_policy `ask` wait for a decision (absent: they are refused). */
   approvals?: Approvals;
 }
@@ -318,19 +303,9 @@ export class ExecutionService {
     // Standalone, servers start on first call; a program that reads the catalog needs them all
     // (the wait is not counted in its timeout).
     if (/\bcatalog\b/.test(run.code)) await this.deps.registry.startForCatalog(run.allowedServers);
-    const deadlineMs = Date.now() + run.timeoutMs;
-    const gate = new CallGate({
-      registry: this.deps.registry,
-      catalog: this.deps.catalog,
+    const { outcome, gate } = await runInSandbox(this.deps, {
       config,
-      maxToolCalls: run.maxToolCalls,
-      allowedServers: run.allowedServers,
-      deadlineMs,
-      logger: this.deps.logger,
       caller: run.caller,
-      dryRun: run.options.dryRun,
-      memoryLimitBytes: run.memoryLimitMb * 1_048_576,
-      pins: this.deps.pins,
       policy: new CallPolicy({
         ...this.deps,
         config,
@@ -338,9 +313,7 @@ export class ExecutionService {
         activityId: activityIdFor(this.deps.activity, config, run.facts),
         run: run.options,
       }),
-    });
-    const outcome = await this.deps.executor.run(
-      {
+      job: {
         code: run.code,
         filename: run.filename,
         globalsJson: run.globalsJson,
@@ -349,18 +322,14 @@ export class ExecutionService {
           ? { undefinedGlobals: run.undefinedGlobals }
           : {}),
         ...(run.hide ? { hide: run.hide } : {}),
-        memoryLimitBytes: run.memoryLimitMb * 1_048_576,
-        limits: {
-          deadlineMs,
-          maxOutputBytes: settings.maxOutputBytes,
-          maxLogLines: MAX_LOG_LINES,
-          maxLogLineBytes: MAX_LOG_LINE_BYTES,
-          maxHostCalls: settings.maxHostCalls,
-        },
       },
-      gate,
-    );
-    gate.close();
+      timeoutMs: run.timeoutMs,
+      memoryLimitBytes: run.memoryLimitMb * 1_048_576,
+      maxToolCalls: run.maxToolCalls,
+      allowedServers: run.allowedServers,
+      limits: { maxOutputBytes: settings.maxOutputBytes, maxHostCalls: settings.maxHostCalls },
+      gate: { dryRun: run.options.dryRun },
+    });
     // The guest could not parse the input: a refusal, as if the host had seen it at once.
     if (!outcome.ok && outcome.error.code === 'GLOBALS_TOO_LARGE') {
       const why = outcome.error.message === 'stack overflow' ? 'stack overflow' : 'out of memory';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../config/index.ts';
 import { canonicalJson } from '../util/canonical-json.ts';
-import { definitionOf, heldMessage, pinHash } from './tool-pins.ts';
+import { definitionOf, heldMessage, pinHash } from './pinned-definition.ts';
 
 describe('tool pins', () => {
   it('hashes the canonical JSON: key order does not matter, any pinned field does', () => {

@@ -3,72 +3,20 @@
  * definition is pinned per server in the store; a tool whose definition differs from its pin
  * (or has none) is held and never dispatched until an administrator approves it. Checked
  * whenever a server's tool list is read (connect, tools/list_changed) and again before each call.
+ * What a pin covers and how a hold is told: pinned-definition.ts.
  */
-import { createHash } from 'node:crypto';
 import type { ToolPinning } from '../config/index.ts';
-import type { PinnedDefinition, ToolPin, ToolPinStore } from '../store/index.ts';
+import type { ToolPin, ToolPinStore } from '../store/index.ts';
 import type { ToolInfo, UpstreamRegistry } from '../upstream/index.ts';
-import { canonicalJson } from '../util/canonical-json.ts';
 import type { Logger } from '../util/logger.ts';
-
-/** The pinned fields, in the order a TOOL_CHANGED message lists them. */
-export const PINNED_FIELDS = [
-  'name',
-  'title',
-  'description',
-  'inputSchema',
-  'outputSchema',
-  'annotations',
-] as const;
-type Field = (typeof PINNED_FIELDS)[number];
-
-/** A held tool, as `GET /api/v1/tools/held` shows it. */
-export interface HeldTool {
-  server: string;
-  tool: string;
-  change: 'new' | 'changed';
-  /** The fields that differ from the pin (for a new tool: none). */
-  fields: Field[];
-  /** The approved definition; null for a tool never approved. */
-  before: PinnedDefinition | null;
-  after: PinnedDefinition;
-  /** The SHA-256 of `after`: an approval names it, so it approves only the definition shown. */
-  sha256: string;
-}
-
-/** What an approval of one held tool did. */
-export type PinApproval =
-  | { ok: true; approved: HeldTool }
-  | { ok: false; reason: 'not_held' }
-  /** The definition listed now is not the one whose digest was approved: still held. */
-  | { ok: false; reason: 'changed'; held: HeldTool };
-
-/** The pinned fields of a listed tool (absent fields stay absent). */
-export function definitionOf(tool: ToolInfo): PinnedDefinition {
-  const def: PinnedDefinition = { name: tool.name, inputSchema: tool.inputSchema };
-  if (tool.title !== undefined) def.title = tool.title;
-  if (tool.description !== undefined) def.description = tool.description;
-  if (tool.outputSchema !== undefined) def.outputSchema = tool.outputSchema;
-  if (tool.annotations !== undefined) def.annotations = tool.annotations;
-  return def;
-}
-
-export const pinHash = (def: PinnedDefinition): string =>
-  createHash('sha256').update(canonicalJson(def)).digest('hex');
-
-const approveHint = (server: string, tool: string) =>
-  `approve it with \`codemux tools approve ${server}.${tool}\``;
-
-/** The TOOL_CHANGED message of a held tool. */
-export function heldMessage(held: HeldTool, mode: ToolPinning): string {
-  const name = `${held.server}.${held.tool}`;
-  if (held.change === 'changed') {
-    return `${name} changed since it was approved (${held.fields.join(', ')}); ${approveHint(held.server, held.tool)}`;
-  }
-  return mode === 'strict'
-    ? `${name} has not been approved yet (tool_pinning is "strict"); ${approveHint(held.server, held.tool)}`
-    : `${name} is new since the server's tools were pinned; ${approveHint(held.server, held.tool)}`;
-}
+import {
+  definitionOf,
+  type HeldTool,
+  heldMessage,
+  holdOf,
+  type PinApproval,
+  pinHash,
+} from './pinned-definition.ts';
 
 export class ToolPins {
   private pins = new Map<string, Map<string, ToolPin>>();
@@ -199,18 +147,7 @@ export class ToolPins {
 
   /** The hold on one listed tool, or undefined when it matches its pin. */
   private judge(server: string, tool: ToolInfo): HeldTool | undefined {
-    const pin = this.pins.get(server)?.get(tool.name);
-    const sha256 = this.hash(tool);
-    if (pin?.sha256 === sha256) return undefined;
-    const after = definitionOf(tool);
-    if (!pin) {
-      return { server, tool: tool.name, change: 'new', fields: [], before: null, after, sha256 };
-    }
-    const before = pin.definition;
-    const fields = PINNED_FIELDS.filter(
-      (f) => canonicalJson(before[f]) !== canonicalJson(after[f]),
-    );
-    return { server, tool: tool.name, change: 'changed', fields, before, after, sha256 };
+    return holdOf(server, tool, this.hash(tool), this.pins.get(server)?.get(tool.name));
   }
 
   /** The hold on `server`.`tool` as listed now; undefined when it may be called (or pinning is off). */

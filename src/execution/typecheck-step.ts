@@ -16,7 +16,7 @@ import {
   type TypeChecker,
   type TypeDiagnostic,
 } from '../typecheck/index.ts';
-import { callerLabel } from './activity-entry.ts';
+import { callerLabel } from './activity/entry.ts';
 import type { Caller, ErrorBody } from './types.ts';
 
 /** What the check needs from the service. */

@@ -5,10 +5,10 @@
  * so the two protocol generations can never offer different tools or run them differently.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { RpcError } from '../errors/index.ts';
 import {
   type Caller,
   type CallerChannel,
-  ExecuteRefusal,
   featureDisabled,
   type Runtime,
 } from '../execution/index.ts';
@@ -49,17 +49,6 @@ export const TOOL_NOT_FOUND = -32002;
  */
 export const TOOL_NOT_FOUND_DATA = { codemux: 'tool_not_found' } as const;
 
-/** A JSON-RPC error a handler throws; both SDKs answer it with its own code and message. */
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: Record<string, unknown>,
-  ) {
-    super(message);
-  }
-}
-
 /** What one tools/call brings besides its params. */
 export interface DialectCall {
   caller: Caller;
@@ -95,13 +84,9 @@ export async function callDialectTool(
   if (dialect === 'codemode') {
     if (params.name !== EXECUTE_TOOL)
       throw new RpcError(TOOL_NOT_FOUND, `Tool '${params.name}' not found`, TOOL_NOT_FOUND_DATA);
-    try {
-      const outcome = await runtime.execute.execute(params.arguments, caller, { channel, signal });
-      return toExecuteResult(outcome);
-    } catch (error) {
-      if (error instanceof ExecuteRefusal) throw new RpcError(error.code, error.message);
-      throw error;
-    }
+    // Code mode's refusals (too many executions, invalid arguments) throw an RpcError too.
+    const outcome = await runtime.execute.execute(params.arguments, caller, { channel, signal });
+    return toExecuteResult(outcome);
   }
   if (params.name === RECONNECTION_PROBE_TOOL) return reconnectionProbe(call);
   if (params.name === CODE_EXECUTION_TOOL) {

@@ -14,6 +14,7 @@ import {
   Server,
 } from '@modelcontextprotocol/server';
 import { TOOLS_LIST_TTL_MS } from '../config/defaults.ts';
+import { RpcError } from '../errors/index.ts';
 import { type CallerChannel, channelOpen, type Runtime } from '../execution/index.ts';
 import { elicitationChannel, progressChannel } from './approval-channel.ts';
 import { callerOf } from './caller.ts';
@@ -22,7 +23,6 @@ import {
   type Dialect,
   dialectCapabilities,
   listDialectTools,
-  RpcError,
   SERVER_INFO,
 } from './dialects.ts';
 import { callWithInputRequired, heldStateCodec } from './input-required.ts';

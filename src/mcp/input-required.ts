@@ -12,7 +12,7 @@ import {
   ProtocolError,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { callerLabel } from '../execution/activity-entry.ts';
+import { callerLabel } from '../execution/activity/entry.ts';
 import { type Caller, type CallerChannel, channelOpen, type Runtime } from '../execution/index.ts';
 import type { RunStanding } from '../execution/policy/held-runs.ts';
 import { canonicalJson } from '../util/canonical-json.ts';

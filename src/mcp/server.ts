@@ -4,6 +4,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { RpcError } from '../errors/index.ts';
 import { ADMIN, type Caller, channelOpen, type Runtime } from '../execution/index.ts';
 import { mcpApprovalChannel } from './approval-channel.ts';
 import { callerOf } from './caller.ts';
@@ -12,7 +13,6 @@ import {
   type Dialect,
   dialectCapabilities,
   listDialectTools,
-  RpcError,
   SERVER_INFO,
 } from './dialects.ts';
 import { onToolsCall } from './tools-call.ts';

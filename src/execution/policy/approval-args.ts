@@ -4,8 +4,8 @@
  * and the whole JSON kept for `GET /api/v1/approvals/{id}/args`. Never a silent cut.
  */
 import { canonicalJson } from '../../util/canonical-json.ts';
-import { REDACTED } from '../activity-cut.ts';
-import { secretKeysOf } from '../activity-redact.ts';
+import { REDACTED } from '../activity/cut.ts';
+import { secretKeysOf } from '../activity/redact.ts';
 
 /** Most bytes of canonical JSON an approval shows in place; larger arguments are cut by key. */
 export const APPROVAL_ARGS_SHOWN_MAX_BYTES = 64 * 1024;

@@ -20,8 +20,8 @@ import {
 import { canonicalJson } from '../../util/canonical-json.ts';
 import type { Logger } from '../../util/logger.ts';
 import { sortableId } from '../../util/sortable-id.ts';
-import { ACTIVITY_CODE_MAX_BYTES } from '../activity-bound.ts';
-import { cutText } from '../activity-cut.ts';
+import { ACTIVITY_CODE_MAX_BYTES } from '../activity/bound.ts';
+import { cutText } from '../activity/cut.ts';
 import { shownArgs } from './approval-args.ts';
 import type {
   ApprovalDesk,

@@ -5,7 +5,7 @@
 import type { ResolvedConfig } from '../../config/index.ts';
 import type { CallRequest, RunClock } from '../../sandbox/index.ts';
 import type { ToolInfo, UpstreamRegistry } from '../../upstream/index.ts';
-import { callerLabel, type RunFacts } from '../activity-entry.ts';
+import { callerLabel, type RunFacts } from '../activity/entry.ts';
 import { type Approvals, argsDigest } from './approvals.ts';
 import { allowsEverything, deniedMessage, judgeCall, type PolicyVerdict } from './tool-policy.ts';
 import type { CallerChannel } from './types.ts';

@@ -4,8 +4,8 @@ import {
   ACTIVITY_STATUSES,
   ACTIVITY_SURFACES,
   type ActivityQuery,
-} from '../store/index.ts';
-import { parseIsoInstant } from '../util/iso-instant.ts';
+} from '../../store/index.ts';
+import { parseIsoInstant } from '../../util/iso-instant.ts';
 
 export const ACTIVITY_DEFAULT_LIMIT = 50;
 export const ACTIVITY_MAX_LIMIT = 500;

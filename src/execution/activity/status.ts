@@ -1,5 +1,5 @@
 /** @module Which activity status an error code means (DESIGN.md's status vocabulary). */
-import type { ActivityStatus } from '../store/index.ts';
+import type { ActivityStatus } from '../../store/index.ts';
 
 /** Refused by policy: allowed servers, token scope, quarantine, a held tool (pinning), tool_policy (denied, or an approval denied or expired), call budget, queue, feature switch. */
 const BLOCKED = new Set([

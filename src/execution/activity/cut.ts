@@ -3,7 +3,7 @@
  * with a marker, text over its bound its first bytes with a marker; keys that look secret are
  * replaced before anything is measured.
  */
-import { secretKeysOf } from './activity-redact.ts';
+import { secretKeysOf } from './redact.ts';
 
 export const ACTIVITY_VALUE_MAX_BYTES = 8192;
 /** What replaces a value under a secret-looking key (activity_redact_keys). */

@@ -1,23 +1,15 @@
 /**
- * @module The `execute` tool (code mode, Arion's dialect) on the same engine: the code is an
- * async function body over `tools`, `catalog` and `console`; the result is
- * `{status, result, error, diagnostics, logs, toolCalls}` with Arion's diagnostics and limits.
+ * @module The code-mode service: the `execute` tool of the code-mode dialect (Arion's) on the
+ * same engine as code_execution (sandbox-run.ts): the code is an async function body over
+ * `tools`, `catalog` and `console`; the result is `{status, result, error, diagnostics, logs,
+ * toolCalls}` with Arion's diagnostics and limits.
  */
 
-import type { Catalog } from '../catalog/index.ts';
-import {
-  CODE_MODE_COMPUTE_MS,
-  MAX_LOG_LINE_BYTES,
-  MAX_LOG_LINES,
-  MAX_SOURCE_BYTES,
-} from '../config/defaults.ts';
+import { CODE_MODE_COMPUTE_MS, MAX_SOURCE_BYTES } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
-import { type SandboxExecutor, stripFunctionBody } from '../sandbox/index.ts';
-import type { UpstreamRegistry } from '../upstream/index.ts';
-import type { Logger } from '../util/logger.ts';
-import { activityIdFor, newRunFacts, type RunFacts, recordRun } from './activity-entry.ts';
-import type { ActivityRecorder } from './activity-recorder.ts';
-import { CallGate } from './call-gate.ts';
+import { RpcError } from '../errors/index.ts';
+import { stripFunctionBody } from '../sandbox/index.ts';
+import { activityIdFor, newRunFacts, type RunFacts, recordRun } from './activity/entry.ts';
 import type { CallDetail } from './call-trace.ts';
 import { featureDisabled, messageFor } from './caller-view.ts';
 import {
@@ -32,17 +24,16 @@ import {
 } from './execute-result.ts';
 import { fitExecuteResult } from './fit-execute.ts';
 import { mapGuestError } from './map-positions.ts';
-import type { Approvals } from './policy/approvals.ts';
 import { CallPolicy } from './policy/call-policy.ts';
 import type { CallerChannel } from './policy/types.ts';
 import { reachableServers } from './run-frame.ts';
-import type { ToolPins } from './tool-pins.ts';
+import { runInSandbox } from './sandbox-run.ts';
+import type { ExecutionServiceDeps } from './service.ts';
 import {
   diagnosticsOf,
   type ProgramCheck,
   refusingFindings,
   startTypecheck,
-  type TypecheckDeps,
   typeError,
 } from './typecheck-step.ts';
 import { ADMIN, type Caller, type Envelope } from './types.ts';
@@ -54,35 +45,13 @@ export type {
   ExecuteResult,
 } from './execute-result.ts';
 
-/** An answer outside the result: a JSON-RPC error (Arion's codes and messages). */
-export class ExecuteRefusal extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 const FILENAME = 'execute.ts';
 /** The body runs inside this wrapper; its one line before the code shifts lines by one. */
 const WRAP_HEAD = 'await (async function () {\n';
 const WRAP_TAIL = '\n})();';
 const ARGUMENTS = new Set(['code', 'timeout_ms']);
-
-export interface ExecuteServiceDeps extends TypecheckDeps {
-  config: () => ResolvedConfig;
-  registry: UpstreamRegistry;
-  catalog: Catalog;
-  executor: SandboxExecutor;
-  logger: Logger;
-  /** Where executions are recorded (absent: nothing is; `activity_enabled: false` pauses it). */
-  activity?: ActivityRecorder;
-  /** Tool-definition pins: a held tool is refused before dispatch. */
-  pins?: ToolPins;
-  /** Where calls under tool_policy `ask` wait for a decision (absent: they are refused). */
-  approvals?: Approvals;
-}
+/** Code mode's calls are `tools.*` only. */
+const HIDDEN = ['call_tool', 'call_tools'];
 
 /** One execute call's facts on its way through the service. */
 interface ExecuteRun {
@@ -102,15 +71,15 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
 }
 
-export class ExecuteService {
+export class CodeModeService {
   private running = 0;
 
-  constructor(private readonly deps: ExecuteServiceDeps) {}
+  constructor(private readonly deps: ExecutionServiceDeps) {}
 
   /** Checks the arguments as Arion does: unknown ones and wrong types are a -32603. */
   private arguments(args: unknown): { code: string; timeoutMs?: number } {
     const invalid = (detail: string) =>
-      new ExecuteRefusal(-32603, `Json schema validation error: ${detail}`);
+      new RpcError(-32603, `Json schema validation error: ${detail}`);
     if (!args || typeof args !== 'object' || Array.isArray(args))
       throw invalid('the arguments must be an object');
     const a = args as Record<string, unknown>;
@@ -129,7 +98,7 @@ export class ExecuteService {
     return { code: a.code, timeoutMs: a.timeout_ms as number | undefined };
   }
 
-  /** Runs one execute call; throws ExecuteRefusal for the answers that are JSON-RPC errors. */
+  /** Runs one execute call; throws RpcError for the answers that are JSON-RPC errors. */
   async execute(
     args: unknown,
     caller: Caller = ADMIN,
@@ -154,7 +123,7 @@ export class ExecuteService {
       this.record(facts, asEnvelope(outcome), started, calls, config);
       return activityId ? { ...outcome, activityId } : outcome;
     } catch (error) {
-      if (error instanceof ExecuteRefusal) {
+      if (error instanceof RpcError) {
         const refused = error.code === -32600 ? 'TOO_MANY_EXECUTIONS' : 'INVALID_REQUEST';
         this.record(
           facts,
@@ -203,7 +172,7 @@ export class ExecuteService {
     }
     const limits = config.codeMode;
     if (this.running >= limits.maxConcurrentExecutions) {
-      throw new ExecuteRefusal(-32600, 'Too many Code Mode executions are active');
+      throw new RpcError(-32600, 'Too many Code Mode executions are active');
     }
     this.running++;
     try {
@@ -277,44 +246,32 @@ export class ExecuteService {
     const limits = config.codeMode;
     // timeout_ms can only lower the configured limit.
     const wallMs = Math.min(timeoutMs ?? limits.executionTimeoutMs, limits.executionTimeoutMs);
-    const deadlineMs = Date.now() + wallMs;
-    const gate = new CallGate({
-      registry: this.deps.registry,
-      catalog: this.deps.catalog,
+    const { outcome, gate } = await runInSandbox(this.deps, {
       config,
-      maxToolCalls: 0,
-      allowedServers: run.allowedServers,
-      deadlineMs,
-      logger: this.deps.logger,
-      maxConcurrentToolCalls: limits.maxConcurrentToolCalls,
-      // Arion bounds each call by the output bound; the memory cap is code mode's own.
-      maxResultBytes: limits.maxOutputBytes,
-      memoryLimitBytes: limits.memoryLimitBytes,
       caller,
-      pins: this.deps.pins,
       policy,
-    });
-    const outcome = await this.deps.executor.run(
-      {
+      job: {
         code: WRAP_HEAD + body + WRAP_TAIL,
         filename: FILENAME,
         globalsJson: '{}',
-        hide: ['call_tool', 'call_tools'],
-        memoryLimitBytes: limits.memoryLimitBytes,
-        limits: {
-          deadlineMs,
-          maxOutputBytes: limits.maxOutputBytes,
-          maxOutputBytesField: 'code_mode.max_output_bytes',
-          maxLogLines: MAX_LOG_LINES,
-          maxLogLineBytes: MAX_LOG_LINE_BYTES,
-          computeMs: CODE_MODE_COMPUTE_MS,
-          maxHostCalls: limits.maxHostCalls,
-        },
+        hide: HIDDEN,
       },
-      gate,
-    );
-    // Calls still in flight when the script returns are cancelled.
-    gate.close();
+      timeoutMs: wallMs,
+      memoryLimitBytes: limits.memoryLimitBytes,
+      maxToolCalls: 0,
+      allowedServers: run.allowedServers,
+      limits: {
+        maxOutputBytes: limits.maxOutputBytes,
+        maxOutputBytesField: 'code_mode.max_output_bytes',
+        computeMs: CODE_MODE_COMPUTE_MS,
+        maxHostCalls: limits.maxHostCalls,
+      },
+      gate: {
+        maxConcurrentToolCalls: limits.maxConcurrentToolCalls,
+        // Arion bounds each call by the output bound; the memory cap is code mode's own.
+        maxResultBytes: limits.maxOutputBytes,
+      },
+    });
     calls.push(...gate.calls);
     const toolCalls = gate.toolCalls.map((c) => ({
       tool: `${c.server}.${c.tool}`,

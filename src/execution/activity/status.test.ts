@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activityStatus } from './activity-status.ts';
+import { activityStatus } from './status.ts';
 
 describe('activityStatus', () => {
   it.each([

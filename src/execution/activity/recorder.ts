@@ -4,8 +4,8 @@
  * record once written (by this instance, and by the others on the same PostgreSQL database),
  * retention trimming in the background, and a final flush on stop.
  */
-import type { ActivityRecord, ActivityStore } from '../store/index.ts';
-import type { Logger } from '../util/logger.ts';
+import type { ActivityRecord, ActivityStore } from '../../store/index.ts';
+import type { Logger } from '../../util/logger.ts';
 
 export const ACTIVITY_FLUSH_MS = 100;
 export const ACTIVITY_BATCH_RECORDS = 500;

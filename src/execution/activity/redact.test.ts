@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ACTIVITY_REDACT_KEYS } from '../config/defaults.ts';
-import { cutForActivity, REDACTED } from './activity-cut.ts';
-import { secretKeyTest } from './activity-redact.ts';
+import { DEFAULT_ACTIVITY_REDACT_KEYS } from '../../config/defaults.ts';
+import { cutForActivity, REDACTED } from './cut.ts';
+import { secretKeyTest } from './redact.ts';
 
 describe('secret-looking keys', () => {
   const secret = secretKeyTest(DEFAULT_ACTIVITY_REDACT_KEYS);

@@ -1,6 +1,6 @@
 /** @module The activity history a runtime keeps: the recorder that writes and the store that reads. */
-import type { ActivityQuery, ActivityRecord, ActivityStore } from '../store/index.ts';
-import type { ActivityListener, ActivityRecorder } from './activity-recorder.ts';
+import type { ActivityQuery, ActivityRecord, ActivityStore } from '../../store/index.ts';
+import type { ActivityListener, ActivityRecorder } from './recorder.ts';
 
 export interface ActivityPage {
   items: ActivityRecord[];

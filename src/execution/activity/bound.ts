@@ -2,9 +2,9 @@
  * @module Bounds one activity record: each text field cut at its own bound, then the whole
  * record's JSON kept under ACTIVITY_RECORD_MAX_BYTES, every cut marked.
  */
-import { MAX_SOURCE_BYTES } from '../config/defaults.ts';
-import type { ActivityRecord } from '../store/index.ts';
-import { ACTIVITY_VALUE_MAX_BYTES, cutText, utf8Head } from './activity-cut.ts';
+import { MAX_SOURCE_BYTES } from '../../config/defaults.ts';
+import type { ActivityRecord } from '../../store/index.ts';
+import { ACTIVITY_VALUE_MAX_BYTES, cutText, utf8Head } from './cut.ts';
 
 /** A stored record's JSON (every field, as the list and the stream send it) stays under this. */
 export const ACTIVITY_RECORD_MAX_BYTES = 65_536;

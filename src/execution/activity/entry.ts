@@ -1,13 +1,13 @@
 /** @module Turns one finished execution and the calls it made into activity records. */
-import type { ResolvedConfig } from '../config/index.ts';
-import type { ActivitySurface } from '../store/index.ts';
-import { sortableId } from '../util/sortable-id.ts';
-import { boundRecord } from './activity-bound.ts';
-import { cutForActivity } from './activity-cut.ts';
-import type { ActivityRecorder, QueuedRecord } from './activity-recorder.ts';
-import { activityStatus } from './activity-status.ts';
-import type { CallDetail } from './call-trace.ts';
-import type { Caller, Envelope } from './types.ts';
+import type { ResolvedConfig } from '../../config/index.ts';
+import type { ActivitySurface } from '../../store/index.ts';
+import { sortableId } from '../../util/sortable-id.ts';
+import type { CallDetail } from '../call-trace.ts';
+import type { Caller, Envelope } from '../types.ts';
+import { boundRecord } from './bound.ts';
+import { cutForActivity } from './cut.ts';
+import type { ActivityRecorder, QueuedRecord } from './recorder.ts';
+import { activityStatus } from './status.ts';
 
 /** What is known of an execution when it starts. */
 export interface RunFacts {

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { activityRecord } from '../store/activity-store.contract.ts';
-import { openStore, type Store } from '../store/index.ts';
-import { createLogger } from '../util/logger.ts';
-import { ACTIVITY_VALUE_MAX_BYTES, cutForActivity } from './activity-cut.ts';
-import { ACTIVITY_MAX_QUEUED_RECORDS, ActivityRecorder } from './activity-recorder.ts';
+import { activityRecord } from '../../store/activity-store.contract.ts';
+import { openStore, type Store } from '../../store/index.ts';
+import { createLogger } from '../../util/logger.ts';
+import { ACTIVITY_VALUE_MAX_BYTES, cutForActivity } from './cut.ts';
+import { ACTIVITY_MAX_QUEUED_RECORDS, ActivityRecorder } from './recorder.ts';
 
 const logger = createLogger('silent');
 let store: Store | undefined;

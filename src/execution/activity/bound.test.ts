@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { activityRecord } from '../store/activity-store.contract.ts';
+import { activityRecord } from '../../store/activity-store.contract.ts';
 import {
   ACTIVITY_CODE_MAX_BYTES,
   ACTIVITY_LOGS_MAX_BYTES,
   ACTIVITY_RECORD_MAX_BYTES,
   boundRecord,
   cutLogs,
-} from './activity-bound.ts';
-import { cutText } from './activity-cut.ts';
+} from './bound.ts';
+import { cutText } from './cut.ts';
 
 const MIB = 1_048_576;
 const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
