@@ -10,8 +10,8 @@ import {
 } from '../execution/index.ts';
 import type { ActivityRecord } from '../store/index.ts';
 import { CliError } from './cli-error.ts';
-import { type Daemon, daemonRequest, findDaemon } from './daemon-client.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
+import { type FoundGateway, findGateway, gatewayRequest } from './gateway-client.ts';
 import { loadConfigOrExit } from './load-config.ts';
 import type { GatewayFlags } from './options.ts';
 import { printJson } from './output.ts';
@@ -37,8 +37,8 @@ interface ListFlags extends GatewayFlags {
 const REQUEST_TIMEOUT_MS = 10_000;
 
 /** The gateway's answer, or its refusal as a CliError (exit 2 for a bad filter). */
-async function fromGateway(daemon: Daemon, path: string): Promise<Record<string, unknown>> {
-  const { status, body } = await daemonRequest(daemon, 'GET', path, {
+async function fromGateway(gateway: FoundGateway, path: string): Promise<Record<string, unknown>> {
+  const { status, body } = await gatewayRequest(gateway, 'GET', path, {
     timeoutMs: REQUEST_TIMEOUT_MS,
   });
   if (status >= 400) {
@@ -112,13 +112,13 @@ export async function list(flags: ListFlags): Promise<void> {
   const parsed = parseActivityQuery(params);
   if (!parsed.ok)
     throw new CliError(parsed.message.replace(/^(\w+)/, (m) => `--${m.replace('_', '-')}`));
-  const daemon = await findDaemon(config, flags);
+  const gateway = await findGateway(config, flags);
   let page: ActivityPage;
-  if (daemon) {
+  if (gateway) {
     const query = new URLSearchParams(
       Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined),
     );
-    page = (await fromGateway(daemon, `/api/v1/activity?${query}`)) as unknown as ActivityPage;
+    page = (await fromGateway(gateway, `/api/v1/activity?${query}`)) as unknown as ActivityPage;
   } else {
     const { items, total } = await fromDatabase(config, (store) =>
       store.activity.list(parsed.query),
@@ -138,11 +138,11 @@ export async function list(flags: ListFlags): Promise<void> {
 export async function show(id: string, flags: ListFlags): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
-  const daemon = await findDaemon(config, flags);
+  const gateway = await findGateway(config, flags);
   let record: ActivityWithChildren | undefined;
-  if (daemon) {
+  if (gateway) {
     record = (await fromGateway(
-      daemon,
+      gateway,
       `/api/v1/activity/${encodeURIComponent(id)}`,
     )) as unknown as ActivityWithChildren;
   } else {

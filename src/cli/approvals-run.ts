@@ -14,7 +14,7 @@ interface Flags extends GatewayFlags {
   status?: string;
 }
 
-const gateway = (flags: Flags) =>
+const reachGateway = (flags: Flags) =>
   requireGateway(flags, 'approvals are held and decided by the running gateway');
 
 /** The last column: when a pending one expires, else who decided (or what expired it). */
@@ -22,10 +22,10 @@ const outcome = (a: ApprovalRecord) =>
   a.status === 'pending' ? `expires ${a.expires_at}` : (a.decided_by ?? '');
 
 export async function list(flags: Flags): Promise<void> {
-  const daemon = await gateway(flags);
-  if (!daemon) return;
+  const gateway = await reachGateway(flags);
+  if (!gateway) return;
   const query = flags.status ? `?status=${encodeURIComponent(flags.status)}` : '';
-  const body = await gatewayCall(daemon, 'GET', `/api/v1/approvals${query}`);
+  const body = await gatewayCall(gateway, 'GET', `/api/v1/approvals${query}`);
   const items = (body.items ?? []) as ApprovalRecord[];
   if (flags.output === 'json') {
     await printJson({ items });
@@ -65,17 +65,21 @@ export async function list(flags: Flags): Promise<void> {
 
 /** Prints an approval's whole arguments (JSON), also those its listing leaves out. */
 export async function args(id: string, flags: Flags): Promise<void> {
-  const daemon = await gateway(flags);
-  if (!daemon) return;
-  const body = await gatewayCall(daemon, 'GET', `/api/v1/approvals/${encodeURIComponent(id)}/args`);
+  const gateway = await reachGateway(flags);
+  if (!gateway) return;
+  const body = await gatewayCall(
+    gateway,
+    'GET',
+    `/api/v1/approvals/${encodeURIComponent(id)}/args`,
+  );
   await printJson(body);
 }
 
 export const decide = (decision: 'approve' | 'deny') => async (id: string, flags: Flags) => {
-  const daemon = await gateway(flags);
-  if (!daemon) return;
+  const gateway = await reachGateway(flags);
+  if (!gateway) return;
   const path = `/api/v1/approvals/${encodeURIComponent(id)}/${decision}`;
-  const { request_id: _requestId, ...body } = await gatewayCall(daemon, 'POST', path);
+  const { request_id: _requestId, ...body } = await gatewayCall(gateway, 'POST', path);
   if (flags.output === 'json') {
     await printJson(body);
     return;

@@ -21,7 +21,7 @@ interface Flags extends GatewayFlags {
 /** One wait of `auth login` at the gateway, and the request's own bound beside it. */
 const WAIT_STEP_MS = 25_000;
 
-const gateway = (flags: Flags) =>
+const reachGateway = (flags: Flags) =>
   requireGateway(flags, 'sign-ins complete at the running gateway, which keeps the tokens');
 
 const path = (server: string, action: string) =>
@@ -38,10 +38,10 @@ function timeoutSeconds(flags: Flags): number {
 
 export async function login(server: string, flags: Flags): Promise<void> {
   const seconds = timeoutSeconds(flags);
-  const daemon = await gateway(flags);
-  if (!daemon) return;
+  const gateway = await reachGateway(flags);
+  if (!gateway) return;
   const started = (await gatewayCall(
-    daemon,
+    gateway,
     'POST',
     path(server, 'login'),
   )) as unknown as SignInStart;
@@ -54,7 +54,7 @@ export async function login(server: string, flags: Flags): Promise<void> {
   while (Date.now() < until) {
     const waitMs = Math.min(WAIT_STEP_MS, Math.max(0, until - Date.now()));
     flow = (await gatewayCall(
-      daemon,
+      gateway,
       'GET',
       `/api/v1/auth/flows/${encodeURIComponent(started.flow_id)}?wait_ms=${waitMs}`,
       waitMs + 10_000,
@@ -78,9 +78,9 @@ export async function login(server: string, flags: Flags): Promise<void> {
 type StatusItem = OAuthStanding & { protocol: string; state?: string };
 
 export async function status(flags: Flags): Promise<void> {
-  const daemon = await gateway(flags);
-  if (!daemon) return;
-  const items = ((await gatewayCall(daemon, 'GET', '/api/v1/auth')).items ?? []) as StatusItem[];
+  const gateway = await reachGateway(flags);
+  if (!gateway) return;
+  const items = ((await gatewayCall(gateway, 'GET', '/api/v1/auth')).items ?? []) as StatusItem[];
   if (flags.output === 'json') {
     await printJson({ items });
     return;
@@ -112,10 +112,10 @@ export async function status(flags: Flags): Promise<void> {
 }
 
 export async function logout(server: string, flags: Flags): Promise<void> {
-  const daemon = await gateway(flags);
-  if (!daemon) return;
+  const gateway = await reachGateway(flags);
+  if (!gateway) return;
   const { request_id: _requestId, ...body } = await gatewayCall(
-    daemon,
+    gateway,
     'POST',
     path(server, 'logout'),
   );

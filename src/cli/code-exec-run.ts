@@ -1,5 +1,5 @@
 /**
- * @module `codemux code exec` at work: flags to code_execution arguments, run once on the daemon
+ * @module `codemux code exec` at work: flags to code_execution arguments, run once on the gateway
  * (else standalone, code-exec-standalone.ts), print the envelope, exit 0/1/2.
  */
 import fs from 'node:fs';
@@ -9,8 +9,8 @@ import { ConfigError } from '../errors/index.ts';
 import type { Envelope } from '../execution/index.ts';
 import { allowsEverything } from '../execution/policy/tool-policy.ts';
 import { createLogger } from '../util/logger.ts';
-import { CLIENT_GRACE_MS, daemonRequest, findDaemon } from './daemon-client.ts';
 import { EXIT_USAGE, exitCodeFor } from './exit-codes.ts';
+import { CLIENT_GRACE_MS, findGateway, gatewayRequest } from './gateway-client.ts';
 import { watchHeld } from './held-notice.ts';
 import { printConfigWarnings } from './load-config.ts';
 import type { GatewayFlags } from './options.ts';
@@ -112,9 +112,9 @@ async function run(flags: ExecFlags): Promise<number> {
     throw error;
   }
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
-  const daemon = await findDaemon(config, flags);
-  if (daemon) {
-    logger.debug({ daemon: daemon.url }, 'running on the codemux daemon');
+  const gateway = await findGateway(config, flags);
+  if (gateway) {
+    logger.debug({ gateway: gateway.url }, 'running on the codemux gateway');
     // A call held for approval stops the execution's clock: the answer may take as long as people
     // take to decide (each approval expires on its own), so the client then waits up to a day.
     const timeoutMs = allowsEverything(config.toolPolicy)
@@ -124,10 +124,10 @@ async function run(flags: ExecFlags): Promise<number> {
     // A call held for approval is named on stderr with how to decide it (never a silent wait).
     const stopWatching = allowsEverything(config.toolPolicy)
       ? () => {}
-      : watchHeld(daemon, process.stderr);
+      : watchHeld(gateway, process.stderr);
     let body: Record<string, unknown>;
     try {
-      ({ body } = await daemonRequest(daemon, 'POST', '/api/v1/code/exec', {
+      ({ body } = await gatewayRequest(gateway, 'POST', '/api/v1/code/exec', {
         body: args,
         timeoutMs,
       }));

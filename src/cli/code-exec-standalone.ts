@@ -1,4 +1,4 @@
-/** @module `codemux code exec` without a daemon: the runtime in this process, recorded in the data dir's history. */
+/** @module `codemux code exec` without a gateway: the runtime in this process, recorded in the data dir's history. */
 import type { ResolvedConfig } from '../config/index.ts';
 import { ADMIN, channelRefusal, createRuntime } from '../execution/index.ts';
 import { preloadSdk } from '../upstream/index.ts';

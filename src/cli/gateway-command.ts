@@ -3,8 +3,8 @@
  * holds is what decides, so a standalone answer would not reach it.
  */
 import { CliError } from './cli-error.ts';
-import { type Daemon, daemonRequest, findDaemon } from './daemon-client.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
+import { type FoundGateway, findGateway, gatewayRequest } from './gateway-client.ts';
 import { loadConfigOrExit } from './load-config.ts';
 import type { GatewayFlags } from './options.ts';
 
@@ -18,28 +18,28 @@ const REQUEST_TIMEOUT_MS = 10_000;
 export async function requireGateway(
   flags: GatewayFlags & { config?: string },
   why: string,
-): Promise<Daemon | undefined> {
+): Promise<FoundGateway | undefined> {
   const config = loadConfigOrExit(flags);
   if (!config) return undefined;
-  const daemon = await findDaemon(config, flags);
-  if (!daemon) {
+  const gateway = await findGateway(config, flags);
+  if (!gateway) {
     throw new CliError(
       `no codemux gateway answers at the config's "listen": ${why} (start it with \`codemux serve\`, or name it with --url)`,
       EXIT_FAILED,
     );
   }
-  return daemon;
+  return gateway;
 }
 
 /** The gateway's answer, or its refusal (status >= 400) as a CliError with its message (exit 1). */
 export async function gatewayCall(
-  daemon: Daemon,
+  gateway: FoundGateway,
   method: 'GET' | 'POST',
   path: string,
   timeoutMs = REQUEST_TIMEOUT_MS,
   requestBody?: unknown,
 ): Promise<Record<string, unknown>> {
-  const { status, body } = await daemonRequest(daemon, method, path, {
+  const { status, body } = await gatewayRequest(gateway, method, path, {
     timeoutMs,
     body: requestBody,
   });

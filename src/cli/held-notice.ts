@@ -3,7 +3,7 @@
  * its run waits for and how to decide it, so a held call never looks like a hang. It polls
  * `GET /api/v1/approvals?status=pending` for approvals created since the run was sent.
  */
-import { type Daemon, daemonRequest } from './daemon-client.ts';
+import { type FoundGateway, gatewayRequest } from './gateway-client.ts';
 
 /** How often the pending approvals are read while the run is in flight. */
 export const HELD_POLL_MS = 1_000;
@@ -25,15 +25,15 @@ export const heldLine = (a: Pending): string =>
  * the returned stop ends it. The CLI cannot yet tell its run's approvals from another admin
  * run's made meanwhile: both are shown.
  */
-export function watchHeld(daemon: Daemon, out: NodeJS.WritableStream): () => void {
+export function watchHeld(gateway: FoundGateway, out: NodeJS.WritableStream): () => void {
   const since = new Date().toISOString();
   const told = new Set<string>();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const tick = async () => {
     try {
-      const { status, body } = await daemonRequest(
-        daemon,
+      const { status, body } = await gatewayRequest(
+        gateway,
         'GET',
         '/api/v1/approvals?status=pending',
         { timeoutMs: 10_000 },

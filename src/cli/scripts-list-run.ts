@@ -1,7 +1,7 @@
-/** @module `codemux code scripts list` at work: the stored scripts, from the daemon when one runs, else from scripts/ next to the config. */
+/** @module `codemux code scripts list` at work: the stored scripts, from the gateway when one runs, else from scripts/ next to the config. */
 import { listScripts, type ScriptListing, scriptsDir } from '../scripts/index.ts';
-import { daemonRequest, findDaemon } from './daemon-client.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
+import { findGateway, gatewayRequest } from './gateway-client.ts';
 import { loadConfigOrExit } from './load-config.ts';
 import type { GatewayFlags } from './options.ts';
 import { printJson } from './output.ts';
@@ -25,10 +25,10 @@ export async function run(flags: ListFlags): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
   // The process that resolves scripts describes them, so the listing never disagrees with what runs.
-  const daemon = await findDaemon(config, flags);
+  const gateway = await findGateway(config, flags);
   let listing: ScriptListing;
-  if (daemon) {
-    const { status, body } = await daemonRequest(daemon, 'GET', '/api/v1/code/scripts', {
+  if (gateway) {
+    const { status, body } = await gatewayRequest(gateway, 'GET', '/api/v1/code/scripts', {
       timeoutMs: 10_000,
     });
     if (status !== 200) {

@@ -1,8 +1,8 @@
-/** @module `codemux servers list` at work: each upstream's state, from the daemon when one runs, else from the config. */
+/** @module `codemux servers list` at work: each upstream's state, from the gateway when one runs, else from the config. */
 // The one module it needs, not the execution barrel (which loads the runtime).
 import { policyCountsText } from '../execution/policy/tool-policy.ts';
 import type { ServerStatus } from '../upstream/index.ts';
-import { daemonRequest, findDaemon } from './daemon-client.ts';
+import { findGateway, gatewayRequest } from './gateway-client.ts';
 import { loadConfigOrExit } from './load-config.ts';
 import type { GatewayFlags } from './options.ts';
 import { printJson } from './output.ts';
@@ -18,15 +18,15 @@ interface ListFlags extends GatewayFlags {
 export async function run(flags: ListFlags): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
-  const daemon = await findDaemon(config, flags);
+  const gateway = await findGateway(config, flags);
   let servers: ServerStatus[];
   let source: string;
   // Tools are known only to a gateway that listed them: standalone there are no counts.
   let policy: PolicyCounts | undefined;
-  if (daemon) {
-    const { body } = await daemonRequest(daemon, 'GET', '/api/v1/servers', { timeoutMs: 10_000 });
+  if (gateway) {
+    const { body } = await gatewayRequest(gateway, 'GET', '/api/v1/servers', { timeoutMs: 10_000 });
     ({ servers, policy } = body.value as { servers: ServerStatus[]; policy?: PolicyCounts });
-    source = `the daemon at ${daemon.url}`;
+    source = `the daemon at ${gateway.url}`;
   } else {
     servers = config.servers.map((s) => ({
       name: s.name,
@@ -48,7 +48,7 @@ export async function run(flags: ListFlags): Promise<void> {
         s.name,
         s.protocol,
         s.state,
-        daemon ? String(s.tools) : '-',
+        gateway ? String(s.tools) : '-',
         s.last_error ?? '',
       ]),
     ),

@@ -7,8 +7,8 @@ import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { logFormatFrom, logLevelFrom } from '../config/index.ts';
 import { createRuntime } from '../execution/index.ts';
-import { createEraServer } from '../mcp/era-server.ts';
-import { EraStdioTransport } from '../mcp/era-stdio-transport.ts';
+import { createGenerationServer } from '../mcp/generation-server.ts';
+import { GenerationStdioTransport } from '../mcp/generation-stdio-transport.ts';
 import { createLogger } from '../util/logger.ts';
 import { loadConfigOrExit } from './load-config.ts';
 
@@ -67,10 +67,10 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   await runtime.start();
-  const transport = new EraStdioTransport();
+  const transport = new GenerationStdioTransport();
   connection = await serveStdio(
     (context) => {
-      const server = createEraServer(runtime, dialect, context, { whenSettled });
+      const server = createGenerationServer(runtime, dialect, context, { whenSettled });
       instances.add(server);
       transport.legacy = context.era === 'legacy';
       const closed = server.onclose;

@@ -3,8 +3,8 @@ import { createInterface } from 'node:readline';
 import { SERVER_NAME_PATTERN } from '../config/defaults.ts';
 import type { HeldTool } from '../execution/index.ts';
 import { CliError } from './cli-error.ts';
-import type { Daemon } from './daemon-client.ts';
 import { EXIT_FAILED } from './exit-codes.ts';
+import type { FoundGateway } from './gateway-client.ts';
 import { gatewayCall, requireGateway } from './gateway-command.ts';
 import type { GatewayFlags } from './options.ts';
 import { printJson } from './output.ts';
@@ -16,16 +16,16 @@ interface Flags extends GatewayFlags {
   output?: string;
 }
 
-const gateway = (flags: Flags) =>
+const reachGateway = (flags: Flags) =>
   requireGateway(flags, 'held tools are judged and approved by the running gateway');
 
-const heldList = async (daemon: Daemon) =>
-  ((await gatewayCall(daemon, 'GET', '/api/v1/tools/held')).items ?? []) as HeldTool[];
+const heldList = async (gateway: FoundGateway) =>
+  ((await gatewayCall(gateway, 'GET', '/api/v1/tools/held')).items ?? []) as HeldTool[];
 
 export async function held(flags: Flags): Promise<void> {
-  const daemon = await gateway(flags);
-  if (!daemon) return;
-  const items = await heldList(daemon);
+  const gateway = await reachGateway(flags);
+  if (!gateway) return;
+  const items = await heldList(gateway);
   if (flags.output === 'json') {
     await printJson({ items });
     return;
@@ -72,7 +72,7 @@ async function confirm(question: string): Promise<boolean> {
  * approves that digest and nothing else.
  */
 async function approvalsFor(
-  daemon: Daemon,
+  gateway: FoundGateway,
   target: string,
   server: string,
   tool: string | undefined,
@@ -89,7 +89,7 @@ async function approvalsFor(
     }
     return [{ server, tool, sha256: flags.sha256.toLowerCase() }];
   }
-  const shown = (await heldList(daemon)).filter(
+  const shown = (await heldList(gateway)).filter(
     (h) => h.server === server && (tool === undefined || h.tool === tool),
   );
   if (shown.length === 0) {
@@ -124,14 +124,14 @@ export async function approve(target: string, flags: ApproveFlags): Promise<void
   if (!SERVER_NAME_PATTERN.test(server) || tool === '') {
     throw new CliError(`"${target}" is not SERVER.TOOL or SERVER (e.g. github.create_issue)`);
   }
-  const daemon = await gateway(flags);
-  if (!daemon) return;
+  const gateway = await reachGateway(flags);
+  if (!gateway) return;
   const approved: HeldTool[] = [];
   const refused: string[] = [];
   // Tool by tool: one that changed since it was shown is refused, the others are still approved.
-  for (const a of await approvalsFor(daemon, target, server, tool, flags)) {
+  for (const a of await approvalsFor(gateway, target, server, tool, flags)) {
     try {
-      const body = await gatewayCall(daemon, 'POST', approvePath(a.server, a.tool), undefined, {
+      const body = await gatewayCall(gateway, 'POST', approvePath(a.server, a.tool), undefined, {
         sha256: a.sha256,
       });
       approved.push(body.approved as HeldTool);

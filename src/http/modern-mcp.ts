@@ -2,7 +2,7 @@
  * @module The 2026-07-28 leg of an MCP endpoint: a request that carries the per-request `_meta`
  * envelope is served by the 2.x SDK's `createMcpHandler`, one server instance per request, with no
  * session: any instance of a cluster can answer any request. `tools/list_changed` reaches clients
- * on their `subscriptions/listen` streams. 2025-era traffic keeps its sessions (mcp-sessions.ts,
+ * on their `subscriptions/listen` streams. 2025-generation traffic keeps its sessions (mcp-sessions.ts,
  * which announces tool changes to both).
  */
 import {
@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Runtime } from '../execution/index.ts';
 import type { Dialect } from '../mcp/dialects.ts';
-import { createEraServer } from '../mcp/era-server.ts';
+import { createGenerationServer } from '../mcp/generation-server.ts';
 import type { Logger } from '../util/logger.ts';
 
 /** Where a 2026-07-28 request names its protocol version (`_meta`). */
@@ -22,10 +22,13 @@ export class ModernMcp {
   private readonly handler: McpHttpHandler;
 
   constructor(runtime: Runtime, dialect: Dialect, logger: Logger) {
-    this.handler = createMcpHandler((context) => createEraServer(runtime, dialect, context), {
-      legacy: 'reject',
-      onerror: (error) => logger.debug({ err: error.message }, 'mcp 2026-07-28 request refused'),
-    });
+    this.handler = createMcpHandler(
+      (context) => createGenerationServer(runtime, dialect, context),
+      {
+        legacy: 'reject',
+        onerror: (error) => logger.debug({ err: error.message }, 'mcp 2026-07-28 request refused'),
+      },
+    );
   }
 
   /** Tells the clients listening on `subscriptions/listen` that the tool list changed. */

@@ -1,7 +1,7 @@
 /**
  * @module The two MCP dialects codemux serves, apart from any SDK: what `tools/list` answers and
  * what a `tools/call` runs, for one caller. The sessionful 2025 server (sdk 1.x, server.ts) and
- * the server of the 2.x SDK (era-server.ts: 2026-07-28, and stdio) both answer with these,
+ * the server of the 2.x SDK (generation-server.ts: 2026-07-28, and stdio) both answer with these,
  * so the two protocol generations can never offer different tools or run them differently.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';

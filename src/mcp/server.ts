@@ -1,5 +1,5 @@
 /**
- * @module The sessionful MCP server codemux offers to 2025-era HTTP and SSE clients (sdk 1.x):
+ * @module The sessionful MCP server codemux offers to 2025-generation HTTP and SSE clients (sdk 1.x):
  * tools/list and tools/call of either dialect (dialects.ts), per caller.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';

@@ -272,16 +272,16 @@ export class SdkConnection implements UpstreamConnection {
     this.resultSchema ??= rawResultSchema(sdk.CallToolResultSchema);
     const started = Date.now();
     const timeoutMs = this.server.connectTimeoutMs;
-    // SSE is a 2025-era transport: nothing to probe.
+    // SSE is a 2025-generation transport: nothing to probe.
     const prior: Prior = this.server.protocol === 'sse' ? { kind: 'legacy' } : this.prior;
     let current: { client: Client; transport: Transport } | undefined;
-    const attempt = async (era: Prior) => {
+    const attempt = async (generation: Prior) => {
       const opened = this.open(sdk);
       current = opened;
       this.pending = opened;
       return {
         client: opened.client,
-        tools: await this.handshake(opened.client, opened.transport, era),
+        tools: await this.handshake(opened.client, opened.transport, generation),
       };
     };
     let timer: NodeJS.Timeout | undefined;

@@ -29,17 +29,17 @@ import { callWithInputRequired, heldStateCodec } from './input-required.ts';
 import { type ToolsCallParams, toolsCallParams } from './tools-call.ts';
 import { forwardLogsDuring, forwardUpstreamLogs, type LogTarget } from './upstream-logs.ts';
 
-export interface EraServerOptions {
+export interface GenerationServerOptions {
   /** What tools/list waits for first: servers still connecting, at most startup_wait_ms (stdio). */
   whenSettled?: () => Promise<void>;
 }
 
-/** A server instance of `dialect` for the era and caller `context` names (an McpServerFactory). */
-export function createEraServer(
+/** A server instance of `dialect` for the generation and caller `context` names (an McpServerFactory). */
+export function createGenerationServer(
   runtime: Runtime,
   dialect: Dialect,
   context: McpRequestContext,
-  options: EraServerOptions = {},
+  options: GenerationServerOptions = {},
 ): Server {
   // The caller the HTTP surface attached to the request (stdio: the administrator).
   const caller = callerOf(context);

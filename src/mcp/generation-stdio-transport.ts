@@ -7,8 +7,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { TOOL_NOT_FOUND, TOOL_NOT_FOUND_DATA } from './dialects.ts';
 
-export class EraStdioTransport extends StdioServerTransport {
-  /** Set when the connection is pinned to a 2025-era instance. */
+export class GenerationStdioTransport extends StdioServerTransport {
+  /** Set when the connection is pinned to a 2025-generation instance. */
   legacy = false;
 
   override send(message: JSONRPCMessage): Promise<void> {

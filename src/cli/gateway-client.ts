@@ -1,4 +1,4 @@
-/** @module Finds a running codemux daemon at the config's listen address and talks REST to it. */
+/** @module Finds a running codemux gateway at the config's listen address and talks REST to it. */
 import type { ResolvedConfig } from '../config/index.ts';
 import { readAdminKey } from '../store/admin-key.ts';
 import { CliError } from './cli-error.ts';
@@ -9,13 +9,13 @@ const PROBE_TIMEOUT_MS = 2000;
 /** The client waits this much longer than the execution's own timeout. */
 export const CLIENT_GRACE_MS = 30_000;
 
-export interface Daemon {
+export interface FoundGateway {
   url: string;
   key: string;
 }
 
-/** The daemon's base URL for a listen address (a wildcard host is reached on loopback). */
-export function daemonUrl(config: ResolvedConfig): string {
+/** The gateway's base URL for a listen address (a wildcard host is reached on loopback). */
+export function gatewayUrl(config: ResolvedConfig): string {
   const host =
     config.listenHost === '0.0.0.0' || config.listenHost === '' ? '127.0.0.1' : config.listenHost;
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.listenPort}`;
@@ -35,18 +35,18 @@ function targetUrl(
     }
     return { url: parsed.origin, explicit: true };
   }
-  return { url: daemonUrl(config), explicit: flags.listen !== undefined };
+  return { url: gatewayUrl(config), explicit: flags.listen !== undefined };
 }
 
 /**
- * The daemon when one answers and the admin key is known; undefined means run standalone.
+ * The gateway when one answers and the admin key is known; undefined means run standalone.
  * A gateway that refuses the key, or one named by --url/--listen that does not answer, is a
  * CliError (exit 2): running standalone then would hide the mistake.
  */
-export async function findDaemon(
+export async function findGateway(
   config: ResolvedConfig,
   flags: GatewayFlags = {},
-): Promise<Daemon | undefined> {
+): Promise<FoundGateway | undefined> {
   const { url, explicit } = targetUrl(config, flags);
   const where = url.replace(/^https?:\/\//, '');
   let answered = false;
@@ -83,18 +83,18 @@ export async function findDaemon(
   return { url, key: key.key };
 }
 
-/** A REST call to the daemon; resolves with the status and the JSON body. */
-export async function daemonRequest(
-  daemon: Daemon,
+/** A REST call to the gateway; resolves with the status and the JSON body. */
+export async function gatewayRequest(
+  gateway: FoundGateway,
   method: 'GET' | 'POST',
   path: string,
   options: { body?: unknown; timeoutMs: number },
 ): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${daemon.url}${path}`, {
+  const response = await fetch(`${gateway.url}${path}`, {
     method,
     // The gateway records the CLI's runs with surface `cli`.
     headers: {
-      'x-api-key': daemon.key,
+      'x-api-key': gateway.key,
       'content-type': 'application/json',
       'x-codemux-surface': 'cli',
     },
