@@ -106,6 +106,9 @@ describe('tool policy: deny and ask over REST', () => {
     expect(approval.args_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(approval.code).toContain("call_tool('mut','wipe'");
     expect(Date.parse(approval.expires_at) - Date.parse(approval.created_at)).toBe(60_000);
+    // A wait on purpose, past the run's timeout_ms: the thing under test is that the clock stops
+    // while the call is held. received() is a later call to the same upstream, answered after
+    // any wipe sent early would have been.
     await new Promise((r) => setTimeout(r, 1500));
     expect((await received(g)).wipe).toBeUndefined();
     const decided = await decide(g, approval.id, 'approve', { args_sha256: approval.args_sha256 });
