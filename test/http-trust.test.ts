@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { BIN, initializeBody, runCli, SERVERS, writeConfig } from './helpers.ts';
+import { BIN, initializeBody, runCli, SERVERS, settle, writeConfig } from './helpers.ts';
 
 /** A stdio "server" that dies at start, leaving a host path and Node's internal frames on stderr. */
 const BROKEN = {
@@ -297,11 +297,11 @@ describe('what an agent token sees', () => {
       'json',
     ]);
     token = created.json.token;
-    for (let i = 0; i < 100; i++) {
-      const { json } = await gateway.rest('GET', '/api/v1/servers');
-      if (json.value.servers.some((s: { state: string }) => s.state === 'failed')) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await settle(
+      async () => (await gateway.rest('GET', '/api/v1/servers')).json.value.servers,
+      (servers: Array<{ state: string }>) => servers.some((s) => s.state === 'failed'),
+      10_000,
+    );
   });
   afterAll(async () => {
     await gateway?.stop();
@@ -463,8 +463,13 @@ describe('MCP logging and resumable streams', () => {
       call_tool('fixture', 'log', {level: 'error', data: 'loud'}); 1`;
     const result = await client.callTool({ name: 'code_execution', arguments: { code } });
     expect(result.isError).toBeFalsy();
-    for (let i = 0; i < 50 && received.length === 0; i++)
-      await new Promise((r) => setTimeout(r, 50));
+    // Notifications come in order: once 'loud' is here, a 'quiet' sent before it would be too.
+    await settle(
+      async () => received.length,
+      (n) => n > 0,
+      2_500,
+      50,
+    );
     expect(received).toEqual([{ level: 'error', data: 'loud' }]);
     await client.close();
   });

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '../../test/helpers.ts';
+import { settle, until } from '../../test/helpers.ts';
 import { type RunningPostgres, startPostgres } from '../../test/postgres.ts';
 import { activityRecord, activityStoreContract } from './activity-store.contract.ts';
 import { codeToolStoreContract } from './code-tool-store.contract.ts';
@@ -43,14 +43,13 @@ codeToolStoreContract('PostgreSQL', async () => {
 });
 
 /** Polls `check` until it holds or `withinMs` passes. */
-async function eventually(check: () => boolean, withinMs = 1_000): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return check();
-}
+const eventually = (check: () => boolean, withinMs = 1_000): Promise<boolean> =>
+  settle(
+    async () => check(),
+    (held) => held,
+    withinMs,
+    10,
+  );
 
 async function sql(url: string, text: string, params: unknown[] = []) {
   const client = new pg.Client({ connectionString: url });
