@@ -268,13 +268,14 @@ describe('the gateway applies config edits', () => {
     const bad = failingServer();
     const gw = await startGateway(writeConfig({ mcpServers: { bad: bad.entry } }));
     try {
-      // The third start comes after two failures (backoff 250, 500 ms), each a state change.
-      await until('a third start', async () => (bad.starts() >= 3 ? true : undefined));
+      // A start per retry (backoff 250, 500, 1000 ms; the first attempt is two, with the version
+      // probe): by the fifth, three retries have failed, each a state change the banner saw.
+      await until('a fifth start', async () => (bad.starts() >= 5 ? true : undefined));
       const lines = gw
         .output()
         .split('\n')
         .filter((l) => /^\s+bad\s+failed/.test(l));
-      expect(lines).toHaveLength(1);
+      expect(lines, gw.output()).toHaveLength(1);
     } finally {
       await gw.stop();
     }

@@ -6,6 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { oauthOf } from '../src/cli/open-store.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { createRuntime, type Runtime } from '../src/execution/index.ts';
@@ -26,8 +28,12 @@ export interface InProcessGateway {
   port: number;
   configFile: string;
   runtime: Runtime;
+  /** The origin the app's URLs are written with (nothing listens there). */
+  url: string;
   /** One request to the app; `path` is relative (`/mcp`), headers as given. */
   request(path: string, init?: RequestInit): Promise<Response>;
+  /** `fetch` answered by the app, for clients that take one (the MCP SDK's transports). */
+  fetch(url: string | URL, init?: RequestInit): Promise<Response>;
   /** REST call with the admin key unless `headers` say otherwise, as RunningGateway.rest. */
   rest(
     method: string,
@@ -53,7 +59,7 @@ export async function startInProcess(
   const logger = silentLogger();
   const runtime = createRuntime(resolved, logger, {
     live: true,
-    warmWorkers: 1,
+    warmWorkers: 2,
     codeToolStore: store.codeTools,
     activityStore: store.activity,
     toolPinStore: store.toolPins,
@@ -79,13 +85,16 @@ export async function startInProcess(
     listenPort: resolved.listenPort,
   });
   const base = `http://127.0.0.1:${IN_PROCESS_PORT}`;
-  const request = async (route: string, init?: RequestInit) => app.request(`${base}${route}`, init);
+  const fetch = async (url: string | URL, init?: RequestInit) => app.request(String(url), init);
+  const request = (route: string, init?: RequestInit) => fetch(`${base}${route}`, init);
   return {
     key,
     port: resolved.listenPort,
     configFile,
     runtime,
+    url: base,
     request,
+    fetch,
     async rest(method, route, body, headers) {
       const response = await request(route, {
         method,
@@ -102,4 +111,20 @@ export async function startInProcess(
       fs.rmSync(path.dirname(configFile), { recursive: true, force: true });
     },
   };
+}
+
+/** An MCP client (1.x SDK, Streamable HTTP) on `route` of the in-process app, with its admin key. */
+export async function inProcessClient(
+  gateway: InProcessGateway,
+  route: string,
+  name = 'codemux-test',
+): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gateway.url}${route}`), {
+      requestInit: { headers: { 'x-api-key': gateway.key } },
+      fetch: gateway.fetch,
+    }),
+  );
+  return client;
 }
