@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BIN, until } from './helpers.ts';
+import { BIN, settle, until } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
 export interface RunningGateway {
@@ -109,14 +109,11 @@ async function startOnFreePort(configFile: string, options: StartOptions): Promi
 /** Waits until every upstream of `gateway` is ready (at most `timeoutMs`). */
 export async function waitUntilReady(gateway: RunningGateway, timeoutMs = 10_000): Promise<void> {
   // Past the deadline it returns all the same: the test's own checks say what is wrong.
-  await until(
-    'every upstream ready',
-    async () => {
-      const { json } = await gateway.rest('GET', '/api/v1/servers');
-      return json.value.servers.every((s: { state: string }) => s.state === 'ready') || undefined;
-    },
+  await settle(
+    async () => (await gateway.rest('GET', '/api/v1/servers')).json.value.servers,
+    (servers: Array<{ state: string }>) => servers.every((s) => s.state === 'ready'),
     timeoutMs,
-  ).catch(() => undefined);
+  );
 }
 
 /** What a fixture server's `stats` tool tells. */
