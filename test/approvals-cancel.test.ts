@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { BIN, writeConfig } from './helpers.ts';
+import { BIN, settle, writeConfig } from './helpers.ts';
 import { ANNOTATED_TOOLS, MUTABLE } from './policy-fixtures.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
@@ -62,14 +62,8 @@ const arrived = (): string[] =>
     .map((line) => line.split(' ')[0]!);
 
 /** Polls `read` until `done` says yes (at most 20 s); the last value read. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> =>
+  settle(read, done, 20_000, 50);
 
 const approvalsFor = async (marker: string): Promise<Json[]> =>
   (await g.rest('GET', '/api/v1/approvals')).json.items.filter(

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { runCli, writeConfig } from './helpers.ts';
+import { runCli, settle, writeConfig } from './helpers.ts';
 import { policyConfig } from './policy-fixtures.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
@@ -17,13 +17,11 @@ type Json = any;
 
 /** Polls until an approval whose args have `path` is pending. */
 async function pendingFor(g: RunningGateway, path: string): Promise<Json> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const items = (await g.rest('GET', '/api/v1/approvals?status=pending')).json.items;
-    const found = items.find((a: Json) => a.args?.path === path);
-    if (found || Date.now() > deadline) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const found = async () =>
+    (await g.rest('GET', '/api/v1/approvals?status=pending')).json.items.find(
+      (a: Json) => a.args?.path === path,
+    );
+  return settle(found, (a) => a !== undefined, 20_000, 50);
 }
 
 /**
@@ -34,13 +32,12 @@ async function setPolicy(g: RunningGateway, policy: Json): Promise<void> {
   const raw = JSON.parse(fs.readFileSync(g.configFile, 'utf8'));
   const rules = [{ server: 'mut', tool: 'read', action: 'deny' }];
   fs.writeFileSync(g.configFile, JSON.stringify({ ...raw, tool_policy: { ...policy, rules } }));
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const code = "call_tool('mut','read',{}).error?.code";
-    const body = (await g.rest('POST', '/api/v1/code/exec', { code })).json;
-    if (body.value === 'POLICY_DENIED' || Date.now() > deadline) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const code = "call_tool('mut','read',{}).error?.code";
+  await settle(
+    async () => (await g.rest('POST', '/api/v1/code/exec', { code })).json.value,
+    (value) => value === 'POLICY_DENIED',
+    20_000,
+  );
 }
 
 it('refuses an unknown approval channel at start: exit 2 naming the setting and the allowed values', async () => {
@@ -164,13 +161,15 @@ describe('max_pending_per_caller', () => {
       asAgent,
     );
     // Two of the three are held, whichever came first; the third is refused at once.
-    const deadline = Date.now() + 20_000;
-    let held: Json[] = [];
-    while (held.length < 2 && Date.now() < deadline) {
-      const items = (await g.rest('GET', '/api/v1/approvals?status=pending')).json.items;
-      held = items.filter((a: Json) => a.caller === 'token:greedy');
-      if (held.length < 2) await new Promise((r) => setTimeout(r, 50));
-    }
+    const held: Json[] = await settle(
+      async () =>
+        (await g.rest('GET', '/api/v1/approvals?status=pending')).json.items.filter(
+          (a: Json) => a.caller === 'token:greedy',
+        ),
+      (items) => items.length >= 2,
+      20_000,
+      50,
+    );
     expect(held).toHaveLength(2);
     const other = g.rest('POST', '/api/v1/code/exec', {
       code: "call_tool('mut','wipe',{path:'/admin'}).ok",

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { BIN, runCli } from './helpers.ts';
+import { BIN, runCli, settle } from './helpers.ts';
 import { policyConfig } from './policy-fixtures.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
@@ -42,8 +42,6 @@ const NOT_A_TERMINAL =
 const setup = (extra: Record<string, unknown> = {}): string =>
   policyConfig({ tool_pinning: 'tofu', tool_policy: POLICY, ...extra }, TOOLS);
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('codemux approvals through the running gateway', () => {
   let g: RunningGateway;
   let configFile: string;
@@ -51,16 +49,17 @@ describe('codemux approvals through the running gateway', () => {
 
   /** Polls `approvals list --status pending` until one is pending (the exec is held). */
   async function pendingOne(): Promise<Json> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const run = await cli('approvals', 'list', '--status', 'pending', '-o', 'json');
-      expect(run.code).toBe(0);
-      if (run.json.items.length > 0 || Date.now() > deadline) {
-        expect(run.json.items).toHaveLength(1);
-        return run.json.items[0];
-      }
-      await sleep(100);
-    }
+    const run = await settle(
+      async () => {
+        const listed = await cli('approvals', 'list', '--status', 'pending', '-o', 'json');
+        expect(listed.code).toBe(0);
+        return listed;
+      },
+      (listed) => listed.json.items.length > 0,
+      30_000,
+    );
+    expect(run.json.items).toHaveLength(1);
+    return run.json.items[0];
   }
 
   beforeAll(async () => {
@@ -169,9 +168,12 @@ describe('codemux approvals through the running gateway', () => {
     child.stdout.on('data', (d) => (stdout += d));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const approval = await pendingOne();
-    const deadline = Date.now() + 30_000;
-    while (!stderr.includes(approval.id) && Date.now() < deadline && child.exitCode === null)
-      await sleep(50);
+    await settle(
+      async () => stderr.includes(approval.id) || child.exitCode !== null,
+      (stop) => stop,
+      30_000,
+      50,
+    );
     expect(stderr).toContain(
       `waiting for approval ${approval.id} of mut.wipe: run \`codemux approvals approve ${approval.id}\``,
     );
@@ -189,8 +191,12 @@ describe('codemux approvals through the running gateway', () => {
 
   it('the banner and servers list count the tools under ask and deny', async () => {
     const line = '  tool policy            2 tools ask, 1 tool denied (tool_policy)';
-    const deadline = Date.now() + 20_000;
-    while (!g.output().includes(line) && Date.now() < deadline) await sleep(50);
+    await settle(
+      async () => g.output().includes(line),
+      (shown) => shown,
+      20_000,
+      50,
+    );
     const banner = g.output().split('\n');
     expect(banner.filter((l) => l.startsWith('  tool policy'))).toEqual([line]);
     // After the server's ready line.

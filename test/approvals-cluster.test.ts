@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningGateway } from './gateway.ts';
+import { settle } from './helpers.ts';
 import { startPolicyCluster } from './policy-fixtures.ts';
 import { type SharedPostgres, sharedPostgres } from './shared-postgres.ts';
 
@@ -23,12 +24,12 @@ afterAll(async () => {
 }, 60_000);
 
 async function pendingOn(g: RunningGateway): Promise<Json[]> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const items = (await g.rest('GET', '/api/v1/approvals?status=pending')).json.items;
-    if (items.length > 0 || Date.now() > deadline) return items;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return settle(
+    async () => (await g.rest('GET', '/api/v1/approvals?status=pending')).json.items,
+    (items: Json[]) => items.length > 0,
+    20_000,
+    25,
+  );
 }
 
 it.each([

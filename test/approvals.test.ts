@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { runCli } from './helpers.ts';
+import { runCli, settle } from './helpers.ts';
 import { policyConfig } from './policy-fixtures.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
@@ -27,12 +27,9 @@ const approvals = async (g: RunningGateway, status = 'pending'): Promise<Json[]>
 
 /** Polls until `count` approvals (of the call whose args have `path`, when given) are pending; newest first. */
 async function pending(g: RunningGateway, count = 1, path?: string): Promise<Json[]> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const items = (await approvals(g)).filter((a) => path === undefined || a.args?.path === path);
-    if (items.length >= count || Date.now() > deadline) return items;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const matching = async () =>
+    (await approvals(g)).filter((a) => path === undefined || a.args?.path === path);
+  return settle(matching, (items) => items.length >= count, 20_000, 50);
 }
 
 const decide = (g: RunningGateway, id: string, decision: 'approve' | 'deny', body?: Json) =>
@@ -106,6 +103,9 @@ describe('tool policy: deny and ask over REST', () => {
     expect(approval.args_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(approval.code).toContain("call_tool('mut','wipe'");
     expect(Date.parse(approval.expires_at) - Date.parse(approval.created_at)).toBe(60_000);
+    // A wait on purpose, past the run's timeout_ms: the thing under test is that the clock stops
+    // while the call is held. received() is a later call to the same upstream, answered after
+    // any wipe sent early would have been.
     await new Promise((r) => setTimeout(r, 1500));
     expect((await received(g)).wipe).toBeUndefined();
     const decided = await decide(g, approval.id, 'approve', { args_sha256: approval.args_sha256 });
@@ -229,12 +229,12 @@ describe('tool policy: deny and ask over REST', () => {
     const [approval] = await pending(g);
     controller.abort();
     await run;
-    const deadline = Date.now() + 20_000;
-    let status = 'pending';
-    while (status === 'pending' && Date.now() < deadline) {
-      status = (await g.rest('GET', `/api/v1/approvals/${approval.id}`)).json.status;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    const status = await settle(
+      async () => (await g.rest('GET', `/api/v1/approvals/${approval.id}`)).json.status,
+      (s) => s !== 'pending',
+      20_000,
+      50,
+    );
     expect(status).toBe('expired');
     expect((await decide(g, approval.id, 'approve')).status).toBe(410);
   });
@@ -338,12 +338,11 @@ describe('approvals: expiry', () => {
       g.configFile,
       JSON.stringify({ ...raw, tool_policy: { ...raw.tool_policy, default: 'deny' } }),
     );
-    const deadline = Date.now() + 20_000;
-    let code: string | undefined;
-    while (code !== 'POLICY_DENIED' && Date.now() < deadline) {
-      code = (await exec(g, "call_tool('mut','read',{}).error?.code")).value;
-      if (code !== 'POLICY_DENIED') await new Promise((r) => setTimeout(r, 100));
-    }
+    const code = await settle(
+      async () => (await exec(g, "call_tool('mut','read',{}).error?.code")).value,
+      (c) => c === 'POLICY_DENIED',
+      20_000,
+    );
     expect(code).toBe('POLICY_DENIED');
     expect((await exec(g, "call_tool('mut','read',{}).error.message")).value).toBe(
       'mut.read is denied by tool_policy (default)',
@@ -443,9 +442,12 @@ describe('approvals through MCP: elicitation and progress', () => {
       const progress: Json[] = [];
       const result = run(c, "call_tool('mut','wipe',{path:'/p'}).ok", (p) => progress.push(p));
       const [approval] = await pending(g, 1, '/p');
-      const deadline = Date.now() + 20_000;
-      while (progress.length === 0 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50));
+      await settle(
+        async () => progress.length,
+        (n) => n > 0,
+        20_000,
+        50,
+      );
       expect(progress[0].message).toContain(`waiting for approval ${approval.id}`);
       expect(progress[0].message).toContain(`codemux approvals approve ${approval.id}`);
       await decide(g, approval.id, 'approve');

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { SERVERS, writeConfig } from './helpers.ts';
+import { SERVERS, until, writeConfig } from './helpers.ts';
 
 const MB = 1_000_000;
 const CODE_MODE_MAX_OUTPUT_BYTES = 8192;
@@ -98,12 +98,11 @@ describe('big results stay inside the sandbox', () => {
       code: DIALECTS.call_tool(2 * MB),
     });
     // The history is written in the background: wait for the record.
-    let record: { status: number; json: { children?: Array<{ response: unknown }> } };
-    for (;;) {
-      record = await gateway.rest('GET', `/api/v1/activity/${json.activity_id}`);
-      if (record.status === 200 && record.json.children?.length === 1) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const record: { status: number; json: { children?: Array<{ response: unknown }> } } =
+      await until('the history record', async () => {
+        const got = await gateway.rest('GET', `/api/v1/activity/${json.activity_id}`);
+        return got.status === 200 && got.json.children?.length === 1 ? got : undefined;
+      });
     const response = record.json.children![0]!.response;
     expect(typeof response).toBe('string');
     expect(response).toMatch(/…\[cut: \d+ bytes of JSON, first 8192 kept\]$/);
@@ -138,11 +137,9 @@ describe('big results stay inside the sandbox', () => {
     const bytes = 5000 + RESULT_FRAME_BYTES;
     const message = `fixture.big: result too large (${bytes} bytes, at most 4096)`;
     // The watcher applies the change within moments; wait for it without timing it.
-    for (;;) {
-      const got = await exec(DIALECTS.call_tool(5000));
-      if (got !== 5000) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until('the new bound applied', async () =>
+      (await exec(DIALECTS.call_tool(5000))) !== 5000 ? true : undefined,
+    );
     expect(await exec(DIALECTS.call_tool(5000))).toEqual({ code: 'UPSTREAM_ERROR', message });
     expect(await exec(DIALECTS.call_tools(5000))).toEqual({ code: 'UPSTREAM_ERROR', message });
     expect(await exec(DIALECTS['tools.*'](5000))).toEqual({
@@ -168,17 +165,16 @@ describe('big results stay inside the sandbox', () => {
         2,
       ),
     );
-    let error: { code: string; message: string };
-    for (;;) {
-      const { json } = await gateway.rest('POST', '/api/v1/code/exec', {
-        code: DIALECTS.call_tool(16 * MB),
-      });
-      if (!json.ok) {
-        error = json.error;
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const error: { code: string; message: string } = await until(
+      'the new memory limit applied',
+      async () => {
+        const { json } = await gateway.rest('POST', '/api/v1/code/exec', {
+          code: DIALECTS.call_tool(16 * MB),
+        });
+        return json.ok ? undefined : json.error;
+      },
+      60_000,
+    );
     expect(error.code).toBe('MEMORY_LIMIT_EXCEEDED');
     expect(error.message).toBe(
       'The program exceeded the sandbox memory limit (32 MB); it had received a tool result of 15.3 MB of JSON, which the sandbox holds as text and again decoded (raise the memory limit, or ask the tool for less)',

@@ -4,7 +4,7 @@ import { resolveConfig } from '../src/config/index.ts';
 import { createRuntime, type Runtime } from '../src/execution/index.ts';
 import { describeCodeExecution, visibleServers } from '../src/mcp/index.ts';
 import { silentLogger } from '../src/util/logger.ts';
-import { FIXTURE_SERVER, ROOT, SERVERS } from './helpers.ts';
+import { FIXTURE_SERVER, ROOT, SERVERS, settle } from './helpers.ts';
 
 const MANY = path.join(ROOT, 'test', 'fixtures', 'many-tools-server.mjs');
 let runtime: Runtime;
@@ -37,14 +37,12 @@ beforeAll(async () => {
   );
   runtime = createRuntime(config, silentLogger(), { live: true, warmWorkers: 2 });
   await runtime.start();
-  for (
-    let i = 0;
-    i < 200 &&
-    runtime.registry.status().some((s) => s.state === 'connecting' || s.state === 'idle');
-    i++
-  ) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await settle(
+    async () => runtime.registry.status(),
+    (all) => !all.some((s) => s.state === 'connecting' || s.state === 'idle'),
+    10_000,
+    50,
+  );
 }, 30_000);
 
 afterAll(async () => {

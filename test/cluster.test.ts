@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { runCli, SERVERS, writeConfig } from './helpers.ts';
+import { runCli, SERVERS, settle, writeConfig } from './helpers.ts';
 import { type RunningPostgres, startPostgres } from './postgres.ts';
 import { type Backend, type SessionProxy, startSessionProxy } from './session-proxy.ts';
 
@@ -103,11 +103,9 @@ async function rest(
 /** Polls until `check` holds; returns how long it took, or throws after `withinMs`. */
 async function within(withinMs: number, check: () => Promise<boolean>): Promise<number> {
   const started = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - started;
-    if (Date.now() - started > withinMs) throw new Error(`not within ${withinMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  if (!(await settle(check, (held) => held, withinMs, 20)))
+    throw new Error(`not within ${withinMs} ms`);
+  return Date.now() - started;
 }
 
 const peakAcrossInstances = () =>

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -9,20 +11,20 @@ import { createRuntime, type ExecuteOutcome, type Runtime } from '../src/executi
 import { EXECUTE_INPUT_SCHEMA } from '../src/mcp/index.ts';
 import { silentLogger } from '../src/util/logger.ts';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { BIN, FIXTURE_SERVER, ROOT, runCli, SERVERS, writeConfig } from './helpers.ts';
+import { BIN, FIXTURE_SERVER, ROOT, runCli, SERVERS, until, writeConfig } from './helpers.ts';
 
 let runtime: Runtime;
 let small: Runtime;
+/** The small runtime's fixture leaves one file here per sleep call in flight. */
+const smallCalls = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-calls-'));
 
 async function ready(rt: Runtime) {
   await rt.start();
-  for (
-    let i = 0;
-    i < 200 && rt.registry.status().some((s) => s.state === 'connecting' || s.state === 'idle');
-    i++
-  ) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await until('every upstream connected or failed', async () =>
+    rt.registry.status().some((s) => s.state === 'connecting' || s.state === 'idle')
+      ? undefined
+      : true,
+  );
 }
 
 beforeAll(async () => {
@@ -54,7 +56,7 @@ beforeAll(async () => {
           max_concurrent_executions: 1,
           memory_limit_bytes: 16 * 1_048_576,
         },
-        mcpServers: [SERVERS.fixture],
+        mcpServers: [{ ...SERVERS.fixture, env: { FIXTURE_SHARED_DIR: smallCalls } }],
       },
       { baseDir: ROOT },
     ),
@@ -66,6 +68,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([runtime?.stop(), small?.stop()]);
+  fs.rmSync(smallCalls, { recursive: true, force: true });
 });
 
 const run = (code: string, rt = runtime, timeout_ms?: number) =>
@@ -137,9 +140,11 @@ describe('how a script runs', () => {
     await result(
       "tools.fixture.sleep({ms: 5000}); await tools.fixture.echo({}); return 'returned'",
     );
-    await new Promise((r) => setTimeout(r, 300));
-    const stats = JSON.parse(await result('return (await tools.fixture.stats({})).data'));
-    expect(stats.cancelled).toBe(1);
+    // The cancellation reaches the upstream after the script returned: wait until it counts one.
+    const cancelled = async () =>
+      JSON.parse(await result('return (await tools.fixture.stats({})).data')).cancelled;
+    await expect.poll(cancelled, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(await cancelled()).toBe(1);
   });
 });
 
@@ -253,8 +258,12 @@ describe('limits', () => {
   });
 
   it('refuses a second run at once when max_concurrent_executions are active (-32600)', async () => {
-    const first = run('await tools.fixture.sleep({ms: 500}); return 1', small);
-    await new Promise((r) => setTimeout(r, 50));
+    const first = run('await tools.fixture.sleep({ms: 1000}); return 1', small);
+    // The first run is active for sure once its call is in flight at the upstream.
+    await until(
+      "the first run's call in flight",
+      async () => fs.readdirSync(smallCalls).some((f) => f.startsWith('call-')) || undefined,
+    );
     await expect(run('return 2', small)).rejects.toMatchObject({
       code: -32600,
       message: 'Too many Code Mode executions are active',

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { startGateway } from './gateway.ts';
-import { runCli, SERVERS, writeConfig } from './helpers.ts';
+import { runCli, SERVERS, until, writeConfig } from './helpers.ts';
 
 /** The environment without the variables these tests name (and without CODEMUX_API_KEY). */
 function environment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -17,17 +17,18 @@ function environment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Waits for a JSON log line of `output()` whose message includes `text`; its message. */
 async function logged(output: () => string, text: string): Promise<string> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
+  const find = async () => {
     for (const line of output().split('\n')) {
       try {
         const msg = (JSON.parse(line) as { msg?: string }).msg;
         if (msg?.includes(text)) return msg;
       } catch {}
     }
-    if (Date.now() > deadline) throw new Error(`no log line with "${text}" in:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return undefined;
+  };
+  return until(`a log line with "${text}"`, find, 20_000).catch(() => {
+    throw new Error(`no log line with "${text}" in:\n${output()}`);
+  });
 }
 
 describe('a config with an unknown key and an invalid value', () => {

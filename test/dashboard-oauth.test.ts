@@ -18,7 +18,7 @@ import {
   startProtectedMcpServer,
 } from './fixtures/oauth/protected-mcp-server.ts';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { SERVERS, writeConfig } from './helpers.ts';
+import { SERVERS, settle, writeConfig } from './helpers.ts';
 
 /** Generous: a loaded 2-core machine runs several suites at once. */
 const POLL = { timeout: UI_TIMEOUT_MS };
@@ -50,11 +50,12 @@ const stateOf = async (name: string): Promise<string | undefined> =>
 
 /** Waits until `name` is in `state` (expect.poll works inside tests only). */
 async function waitForState(name: string, state: string, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while ((await stateOf(name)) !== state) {
-    if (Date.now() > deadline) throw new Error(`${name} never became ${state}:\n${gw.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const now = await settle(
+    () => stateOf(name),
+    (s) => s === state,
+    ms,
+  );
+  if (now !== state) throw new Error(`${name} never became ${state}:\n${gw.output()}`);
 }
 
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDashboard, UI_TIMEOUT_MS } from './dashboard-session.ts';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { ROOT, writeConfig } from './helpers.ts';
+import { ROOT, until, writeConfig } from './helpers.ts';
 
 const POLL = { timeout: UI_TIMEOUT_MS };
 const MUTABLE = path.join(ROOT, 'test', 'fixtures', 'mutable-server.mjs');
@@ -45,11 +45,13 @@ beforeAll(async () => {
     JSON.stringify([{ name: 'echo', description: 'Echo v2, changed', inputSchema: SCHEMA }]),
   );
   await gw.rest('POST', '/api/v1/code/exec', { code: "call_tool('mut','relist',{})" });
-  const deadline = Date.now() + 20_000;
-  while ((await gw.rest('GET', '/api/v1/tools/held')).json.items.length !== 1) {
-    if (Date.now() > deadline) throw new Error('mut.echo was never held');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await until(
+    'mut.echo held',
+    async () =>
+      (await gw.rest('GET', '/api/v1/tools/held')).json.items.length === 1 ? true : undefined,
+    20_000,
+    50,
+  );
   ({ browser, page } = await openDashboard(gw));
 }, 90_000);
 
@@ -88,13 +90,15 @@ async function listEcho(description: string): Promise<void> {
     JSON.stringify([{ name: 'echo', description, inputSchema: SCHEMA }]),
   );
   await gw.rest('POST', '/api/v1/code/exec', { code: "call_tool('mut','relist',{})" });
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const items = (await gw.rest('GET', '/api/v1/tools/held')).json.items;
-    if (items[0]?.after.description === description) return;
-    if (Date.now() > deadline) throw new Error(`mut.echo was never held as "${description}"`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await until(
+    `mut.echo held as "${description}"`,
+    async () => {
+      const items = (await gw.rest('GET', '/api/v1/tools/held')).json.items;
+      return items[0]?.after.description === description ? true : undefined;
+    },
+    20_000,
+    50,
+  );
 }
 
 it('approves only the definition the page showed: a later change is refused and shown (issue 33, item 3)', async () => {

@@ -685,8 +685,11 @@ describe('layout', () => {
         await open(route, p);
       await p.getByRole('button', { name: 'Run' }).click();
       await see(p.getByRole('region', { name: 'Result' })).toContainText('Value');
-      // Console messages arrive asynchronously: one more round trip lets any pending one land.
-      await p.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+      // Console messages arrive in order: once a marker logged now has come, any earlier one has.
+      const marker = `csp-check-${Date.now()}`;
+      const arrived = p.waitForEvent('console', (m) => m.text() === marker);
+      await p.evaluate((text) => console.log(text), marker);
+      await arrived;
       expect(cspViolations.join('\n')).toBe('');
     } finally {
       await ctx.close();

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { BIN, runCli, SERVERS, writeConfig } from './helpers.ts';
+import { BIN, failingServer, runCli, SERVERS, until as untilHeld, writeConfig } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
 /** A stdio "server" that starts and never answers the MCP handshake. */
@@ -16,15 +16,9 @@ const APPLY_DEADLINE_MS = 15_000;
 
 const noStack = (stderr: string) => expect(stderr).not.toMatch(/\n\s+at /);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = APPLY_DEADLINE_MS) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** `until` for probes that may throw while the gateway is still coming up (a refused fetch). */
+const until = <T>(what: string, probe: () => Promise<T | undefined>, ms = APPLY_DEADLINE_MS) =>
+  untilHeld(what, () => probe().catch(() => undefined), ms);
 
 const serverStates = async (gw: RunningGateway) => {
   const { json } = await gw.rest('GET', '/api/v1/servers');
@@ -271,22 +265,17 @@ describe('the gateway applies config edits', () => {
   });
 
   it('prints one banner line per state change for a server that keeps failing', async () => {
-    const gw = await startGateway(
-      writeConfig({
-        mcpServers: { bad: { command: process.execPath, args: ['-e', 'process.exit(3)'] } },
-      }),
-    );
+    const bad = failingServer();
+    const gw = await startGateway(writeConfig({ mcpServers: { bad: bad.entry } }));
     try {
-      // Backoff 250, 500, 1000 ms: at least three failures within this wait.
-      await until('three failed attempts', async () =>
-        (gw.output().match(/failed to start/g) ?? []).length >= 1 ? true : undefined,
-      );
-      await new Promise((r) => setTimeout(r, 2500));
+      // A start per retry (backoff 250, 500, 1000 ms; the first attempt is two, with the version
+      // probe): by the fifth, three retries have failed, each a state change the banner saw.
+      await until('a fifth start', async () => (bad.starts() >= 5 ? true : undefined));
       const lines = gw
         .output()
         .split('\n')
         .filter((l) => /^\s+bad\s+failed/.test(l));
-      expect(lines).toHaveLength(1);
+      expect(lines, gw.output()).toHaveLength(1);
     } finally {
       await gw.stop();
     }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BIN } from './helpers.ts';
+import { BIN, settle, until } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
 export interface RunningGateway {
@@ -62,18 +62,21 @@ async function startOnFreePort(configFile: string, options: StartOptions): Promi
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    try {
-      // The port answers before the sandbox is warm; the banner says the gateway is ready.
-      const response = await fetch(`${url}/healthz`);
-      if (response.ok && out.includes(' listening on ')) break;
-    } catch {}
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill();
-      throw new Error(`codemux serve did not start:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  try {
+    await until(
+      'codemux serve to start',
+      async () => {
+        if (child.exitCode !== null) throw new Error('codemux serve exited');
+        // The port answers before the sandbox is warm; the banner says the gateway is ready.
+        const response = await fetch(`${url}/healthz`).catch(() => undefined);
+        return response?.ok && out.includes(' listening on ') ? true : undefined;
+      },
+      20_000,
+      50,
+    );
+  } catch {
+    child.kill();
+    throw new Error(`codemux serve did not start:\n${out}`);
   }
   const dataDir = path.join(path.dirname(configFile), 'data');
   const config = JSON.parse(fs.readFileSync(configFile, 'utf8')) as { api_key?: string };
@@ -105,13 +108,43 @@ async function startOnFreePort(configFile: string, options: StartOptions): Promi
 
 /** Waits until every upstream of `gateway` is ready (at most `timeoutMs`). */
 export async function waitUntilReady(gateway: RunningGateway, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const { json } = await gateway.rest('GET', '/api/v1/servers');
-    if (json.value.servers.every((s: { state: string }) => s.state === 'ready')) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // Past the deadline it returns all the same: the test's own checks say what is wrong.
+  await settle(
+    async () => (await gateway.rest('GET', '/api/v1/servers')).json.value.servers,
+    (servers: Array<{ state: string }>) => servers.every((s) => s.state === 'ready'),
+    timeoutMs,
+  );
 }
+
+/** What a fixture server's `stats` tool tells. */
+export interface FixtureStats {
+  peak: number;
+  cancelled: number;
+  calls: number;
+  inFlight: number;
+}
+
+/**
+ * Waits until the `stats` of `server` (a fixture server) of `gateway` satisfy `holds`: the
+ * positive sign that earlier calls reached the upstream (in flight, peak, cancelled).
+ */
+export async function untilFixture(
+  gateway: RunningGateway,
+  what: string,
+  holds: (stats: FixtureStats) => boolean,
+  server = 'fixture',
+): Promise<FixtureStats> {
+  const code = `JSON.parse(call_tool('${server}', 'stats', {}).result.content[0].text)`;
+  return until(what, async () => {
+    const stats: FixtureStats = (await gateway.rest('POST', '/api/v1/code/exec', { code })).json
+      .value;
+    return holds(stats) ? stats : undefined;
+  });
+}
+
+/** Waits until `server` (a fixture server) of `gateway` has at least one sleep call in flight. */
+export const untilInFlight = (gateway: RunningGateway, server = 'fixture') =>
+  untilFixture(gateway, `a call in flight at ${server}`, (s) => s.inFlight > 0, server);
 
 /** An MCP client (1.x SDK, Streamable HTTP) on `route` of `gateway`, with its admin key. */
 export async function adminClient(

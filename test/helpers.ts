@@ -57,6 +57,23 @@ export function exampleCopy(): { root: string; config: string; remove(): void } 
   };
 }
 
+/**
+ * A stdio server entry that exits at once (code 3), and the count of its starts: each start
+ * adds a byte to a file first. The gateway retries it with backoff, so the count is a clock
+ * of the retry schedule that a negative check can wait on ("by the third try, X did not happen").
+ */
+export function failingServer(): {
+  entry: { command: string; args: string[]; env: Record<string, string> };
+  starts(): number;
+} {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-starts-')), 'starts');
+  const code = "require('node:fs').appendFileSync(process.env.STARTS_FILE, 'x'); process.exit(3)";
+  return {
+    entry: { command: process.execPath, args: ['-e', code], env: { STARTS_FILE: file } },
+    starts: () => (fs.existsSync(file) ? fs.statSync(file).size : 0),
+  };
+}
+
 /** Writes a config file in a fresh temp dir; returns its path. */
 export function writeConfig(config: Record<string, unknown>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-test-'));
@@ -121,17 +138,33 @@ export function runCli(
   });
 }
 
-/** Polls `probe` every 100 ms until it gives a value, which it returns; past `ms`, throws naming `what`. */
+/**
+ * Reads `read` every `everyMs` until `done` holds of its value or `ms` pass; the last value read
+ * (the caller's expect then says what is wrong). With `until`, the one poll interval of the
+ * tests: they wait for conditions, never for a fixed time.
+ */
+export async function settle<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  ms = 15_000,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Polls `probe` every `everyMs` until it gives a value, which it returns; past `ms`, throws naming `what`. */
 export async function until<T>(
   what: string,
   probe: () => Promise<T | undefined>,
   ms = 15_000,
+  everyMs = 100,
 ): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const value = await settle(probe, (v) => v !== undefined, ms, everyMs);
+  if (value === undefined) throw new Error(`timed out waiting for ${what}`);
+  return value;
 }

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { ROOT, SERVERS, writeConfig } from './helpers.ts';
+import { ROOT, SERVERS, settle, writeConfig } from './helpers.ts';
 
 const HOSTILE = path.join(ROOT, 'test', 'fixtures', 'hostile-server.mjs');
 /**
@@ -104,11 +104,9 @@ async function servers(): Promise<Array<{ name: string; state: string }>> {
 }
 
 async function waitReady(): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if ((await servers()).every((s) => s.state === 'ready')) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`servers not ready: ${JSON.stringify(await servers())}`);
+  const all = await settle(servers, (s) => s.every((one) => one.state === 'ready'), 10_000, 50);
+  if (!all.every((s) => s.state === 'ready'))
+    throw new Error(`servers not ready: ${JSON.stringify(all)}`);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: guest values
@@ -130,6 +128,7 @@ async function underWatch<T>(work: () => Promise<T>): Promise<{ value: T; slowes
       await response.arrayBuffer();
       expect(response.status).toBe(200);
       slowestMs = Math.max(slowestMs, performance.now() - started);
+      // The watcher's pace on purpose: it samples /healthz latency while the work runs.
       await new Promise((r) => setTimeout(r, 20));
     }
   })();

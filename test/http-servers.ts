@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { ROOT } from './helpers.ts';
+import { ROOT, settle } from './helpers.ts';
 
 const ENTRY = path.join(
   ROOT,
@@ -49,19 +49,16 @@ export async function startListening(
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
+  const listening = () =>
+    new Promise<boolean>((resolve) => {
       const socket = net.connect(port, '127.0.0.1', () => {
         socket.end();
         resolve(true);
       });
       socket.on('error', () => resolve(false));
     });
-    if (open) break;
-    if (Date.now() > deadline) throw new Error(`${name} did not listen on ${port}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  if (!(await settle(listening, (open) => open, 15_000, 50)))
+    throw new Error(`${name} did not listen on ${port}`);
   return {
     url: `http://127.0.0.1:${port}${path}`,
     stop: () =>

@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
+import { settle } from './helpers.ts';
 import { policyConfig, startPolicyCluster } from './policy-fixtures.ts';
 import { type SharedPostgres, sharedPostgres } from './shared-postgres.ts';
 
@@ -164,12 +165,12 @@ describe('on one instance', () => {
         name: 'code_execution',
         arguments: { code: "call_tool('mut','wipe',{path:'/rest'}).ok" },
       });
-      let pending: Json[] = [];
-      const deadline = Date.now() + 20_000;
-      while (pending.length === 0 && Date.now() < deadline) {
-        pending = (await g.rest('GET', '/api/v1/approvals?status=pending')).json.items;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const pending: Json[] = await settle(
+        async () => (await g.rest('GET', '/api/v1/approvals?status=pending')).json.items,
+        (items: Json[]) => items.length > 0,
+        20_000,
+        50,
+      );
       expect(pending[0]?.args).toEqual({ path: '/rest' });
       await g.rest('POST', `/api/v1/approvals/${pending[0].id}/approve`, {});
       expect(((await call).structuredContent as Json).value).toBe(true);

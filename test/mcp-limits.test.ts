@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { initializeBody, SERVERS, writeConfig } from './helpers.ts';
+import { initializeBody, SERVERS, until, writeConfig } from './helpers.ts';
 
 const PROTOCOL = '2025-11-25';
 const HEADERS = {
@@ -83,7 +83,12 @@ function sseReader(response: Response) {
   return {
     ids,
     async until(count: number) {
-      while (ids.length < count) await new Promise((r) => setTimeout(r, 20));
+      await until(
+        `${count} events`,
+        async () => (ids.length >= count ? true : undefined),
+        30_000,
+        20,
+      );
     },
     async cancel() {
       await reader.cancel().catch(() => {});
@@ -137,14 +142,18 @@ describe('the replay buffer of a session', () => {
     const logs = stream.ids.slice(-12);
 
     // The stream's cancel reaches the gateway soon; until then a resume is a 409 conflict.
-    const resume = async (id: string) => {
-      for (;;) {
-        const response = await get(id);
-        if (response.status !== 409) return response;
-        await response.body?.cancel();
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    const resume = (id: string) =>
+      until(
+        'the stream released',
+        async () => {
+          const response = await get(id);
+          if (response.status !== 409) return response;
+          await response.body?.cancel();
+          return undefined;
+        },
+        15_000,
+        50,
+      );
     const lost = await resume(logs[0]!);
     expect(lost.status).toBe(400);
     const { error } = (await lost.json()) as { error: { message: string } };

@@ -17,7 +17,7 @@ import {
 } from './fixtures/oauth/protected-mcp-server.ts';
 import { followAuthorization } from './fixtures/oauth/user-agent.ts';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { BIN, runCli, SERVERS, until, writeConfig } from './helpers.ts';
+import { BIN, failingServer, runCli, SERVERS, until, writeConfig } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
 const SIGN_IN = 'secured needs sign-in: run `codemux auth login secured`';
@@ -92,8 +92,14 @@ describe('upstream OAuth', () => {
   });
 
   it('a server answering 401 Bearer is needs_auth; its calls fail at once naming the command; no retry loop', async () => {
+    // A server that keeps failing beside it: its starts tick with the gateway's retry schedule.
+    const broken = failingServer();
     const configFile = writeConfig({
-      mcpServers: [SERVERS.fixture, { name: 'secured', url: mcp.url }],
+      mcpServers: [
+        SERVERS.fixture,
+        { name: 'secured', url: mcp.url },
+        { name: 'broken', ...broken.entry },
+      ],
     });
     const g = await start(configFile);
     const secured = await waitForState(g, 'secured', 'needs_auth');
@@ -107,7 +113,11 @@ describe('upstream OAuth', () => {
     expect(text).toContain(SIGN_IN);
     // Nothing keeps knocking: the count of 401s stays where it is.
     const knocks = mcp.counts.unauthorized;
-    await new Promise((r) => setTimeout(r, 1500));
+    // Three more retries of the broken server (backoff 250 ms doubling): any retry loop had its turns.
+    const starts = broken.starts();
+    await until('three more retries of the broken server', async () =>
+      broken.starts() >= starts + 3 ? true : undefined,
+    );
     await whoami(g);
     expect(mcp.counts.unauthorized).toBe(knocks);
     const list = await runCli(['servers', 'list', '--config', configFile]);
@@ -296,11 +306,15 @@ describe('upstream OAuth tokens over time', () => {
 
   it('refreshes before expiry: calls keep working across several lifetimes, each with a fresh token', async () => {
     const refreshes = as.counts.token.refresh_token ?? 0;
-    for (let i = 0; i < 5; i++) {
+    const refreshed = () => as.counts.token.refresh_token ?? 0;
+    // Three lifetimes: a call in each, then wait for the refresh that ends it.
+    for (let i = 0; i < 3; i++) {
       expect(JSON.stringify(await whoami(g))).toContain(as.accountId);
-      await new Promise((r) => setTimeout(r, 2000));
+      const before = refreshed();
+      await until('the next refresh', async () => (refreshed() > before ? true : undefined));
     }
-    expect((as.counts.token.refresh_token ?? 0) - refreshes).toBeGreaterThanOrEqual(2);
+    expect(JSON.stringify(await whoami(g))).toContain(as.accountId);
+    expect(refreshed() - refreshes).toBeGreaterThanOrEqual(2);
     expect(new Set(mcp.acceptedTokens()).size).toBeGreaterThanOrEqual(3);
     expect((await stateOf(g, 'secured')).state).toBe('ready');
   });

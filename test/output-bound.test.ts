@@ -8,27 +8,29 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { SERVERS, writeConfig } from './helpers.ts';
+import { SERVERS, until } from './helpers.ts';
+import { type InProcessGateway, inProcessClient, startInProcess } from './in-process.ts';
 
 const BOUND = 8192;
 
-let gateway: RunningGateway;
+// The app in process (app.request()): sizes of answers need no socket and no gateway process.
+let gateway: InProcessGateway;
 let mcp: Client;
 let codemode: Client;
 
-const connect = (route: string) => adminClient(gateway, route, 'output-bound-test');
+const connect = (route: string) => inProcessClient(gateway, route, 'output-bound-test');
 
 beforeAll(async () => {
-  gateway = await startGateway(
-    writeConfig({
-      mcpServers: [SERVERS.fixture],
-      code_execution_pool_size: 2,
-      code_execution_max_output_bytes: BOUND,
-      code_mode: { max_output_bytes: BOUND },
-    }),
+  gateway = await startInProcess({
+    mcpServers: [SERVERS.fixture],
+    code_execution_pool_size: 2,
+    code_execution_max_output_bytes: BOUND,
+    code_mode: { max_output_bytes: BOUND },
+  });
+  await until(
+    'the fixture ready',
+    async () => gateway.runtime.registry.status().every((s) => s.state === 'ready') || undefined,
   );
-  await waitUntilReady(gateway);
   mcp = await connect('/mcp');
   codemode = await connect('/mcp/codemode');
 }, 60_000);
@@ -125,7 +127,7 @@ describe('the output bound counts every byte', () => {
 
   it('REST: the body of /api/v1/code/exec fits at every size', async () => {
     for (const size of SIZES) {
-      const response = await fetch(`${gateway.url}/api/v1/code/exec`, {
+      const response = await gateway.request('/api/v1/code/exec', {
         method: 'POST',
         headers: { 'x-api-key': gateway.key, 'content-type': 'application/json' },
         body: JSON.stringify({ code: program(size, 3, 'sync') }),

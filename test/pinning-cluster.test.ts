@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { ROOT, writeConfig } from './helpers.ts';
+import { ROOT, settle, writeConfig } from './helpers.ts';
 import { type SharedPostgres, sharedPostgres } from './shared-postgres.ts';
 
 const MUTABLE = path.join(ROOT, 'test', 'fixtures', 'mutable-server.mjs');
@@ -58,14 +58,8 @@ const call = async (g: RunningGateway) =>
   (await g.rest('POST', '/api/v1/code/exec', { code: "call_tool('mut','echo',{text:'x'})" })).json
     .value;
 
-async function until(check: () => Promise<boolean>): Promise<boolean> {
-  const deadline = Date.now() + 20_000;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
-}
+const until = (check: () => Promise<boolean>): Promise<boolean> =>
+  settle(check, (held) => held, 20_000, 25);
 
 it('an approval on one instance releases the held tool on the other', async () => {
   const [alpha, bravo] = gateways as [RunningGateway, RunningGateway];

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { ROOT, runCli, writeConfig } from './helpers.ts';
+import { ROOT, runCli, settle, writeConfig } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
@@ -53,12 +53,7 @@ const held = async (g: RunningGateway): Promise<Json[]> =>
 
 /** Polls the held list until `check` holds (the change arrives as a notification). */
 async function heldWhen(g: RunningGateway, check: (items: Json[]) => boolean): Promise<Json[]> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const items = await held(g);
-    if (check(items) || Date.now() > deadline) return items;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  return settle(() => held(g), check, 20_000, 50);
 }
 
 const SHA256 = expect.stringMatching(/^[0-9a-f]{64}$/);

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userConfigSchema, userServerSchema } from '../src/config/schema.ts';
-import { BIN, exampleCopy, ROOT } from './helpers.ts';
+import { BIN, exampleCopy, ROOT, settle } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -82,12 +82,12 @@ beforeAll(async () => {
   gateway.stderr!.on('data', (d) => (stderr += d));
   const settled = () =>
     (banner.match(/^ {4}\S+ +(ready \(|failed:)/gm) ?? []).length >= SERVER_COUNT;
-  const deadline = Date.now() + 90_000;
-  while (!settled()) {
-    if (gateway.exitCode !== null || Date.now() > deadline)
-      throw new Error(`codemux serve did not settle:\n${banner}\n${stderr}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const done = await settle(
+    async () => settled() || gateway!.exitCode !== null,
+    (stop) => stop,
+    90_000,
+  );
+  if (!done || !settled()) throw new Error(`codemux serve did not settle:\n${banner}\n${stderr}`);
 }, 120_000);
 
 afterAll(async () => {

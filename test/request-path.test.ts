@@ -5,7 +5,7 @@
  * errors that name the field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningGateway, startGateway } from './gateway.ts';
+import { type RunningGateway, startGateway, untilInFlight } from './gateway.ts';
 import { initializeBody, SERVERS, writeConfig } from './helpers.ts';
 
 const HEADERS = {
@@ -161,7 +161,7 @@ describe('answers in JSON or over SSE', () => {
         params: exec("call_tool('fixture', 'sleep', {ms: 5000}); 'late'"),
       }),
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await untilInFlight(gateway);
     await fetch(`${gateway.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': id } });
     const answer = await pending;
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);

@@ -10,7 +10,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODE_EXECUTION_INPUT_SCHEMA } from '../src/mcp/index.ts';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { FIXTURE_SERVER, ROOT, runCli, SERVERS, writeConfig } from './helpers.ts';
+import { FIXTURE_SERVER, ROOT, runCli, SERVERS, until, writeConfig } from './helpers.ts';
 
 const REST_BOTH_OR_NEITHER =
   "Provide exactly one of 'code' (inline source) or 'script' (the name of a stored script)";
@@ -417,16 +417,12 @@ describe('live upstreams', () => {
     raw.mcpServers.push({ name: 'added', command: process.execPath, args: [FIXTURE_SERVER] });
     raw.code_execution_max_tool_calls = 3;
     fs.writeFileSync(configFile, JSON.stringify(raw, null, 2));
-    let value: unknown;
-    for (let i = 0; i < 100; i++) {
+    await until('the added server answering', async () => {
       const response = await gateway.rest('POST', '/api/v1/code/exec', {
         code: "call_tool('added', 'echo', {message: 'new'}).ok",
       });
-      value = response.json.value;
-      if (value === true) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(value).toBe(true);
+      return response.json.value === true ? true : undefined;
+    });
     const budget = await gateway.rest('POST', '/api/v1/code/exec', {
       code: "for (let i = 0; i < 10; i++) call_tool('added', 'echo', {})",
     });
@@ -436,8 +432,10 @@ describe('live upstreams', () => {
   it('ignores an invalid edit and keeps the last good config', async () => {
     const good = fs.readFileSync(configFile, 'utf8');
     fs.writeFileSync(configFile, '{"code_execution_timeout_ms": 0}');
-    await new Promise((r) => setTimeout(r, 400));
-    expect(gateway.output()).toContain('config edit ignored');
+    await until(
+      'the edit ignored',
+      async () => gateway.output().includes('config edit ignored') || undefined,
+    );
     const response = await gateway.rest('POST', '/api/v1/code/exec', {
       code: "call_tool('added', 'echo', {}).ok",
     });
@@ -506,8 +504,15 @@ describe('shutdown', () => {
     );
     expect(pid).toBeGreaterThan(0);
     expect(await own.stop()).toBe(0);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(() => process.kill(pid, 0)).toThrow();
+    // The child is ended as the gateway stops; its exit may be reported a moment after.
+    await until('the upstream child gone', async () => {
+      try {
+        process.kill(pid, 0);
+        return undefined;
+      } catch {
+        return true;
+      }
+    });
   });
 });
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { FIXTURE_SERVER, SERVERS, writeConfig } from './helpers.ts';
+import { FIXTURE_SERVER, SERVERS, settle, writeConfig } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = Record<string, any>;
@@ -18,14 +18,8 @@ const fileDoc = (): Json => JSON.parse(fs.readFileSync(g.configFile, 'utf8'));
 const entryOf = (name: string): Json | undefined =>
   (fileDoc().mcpServers as Json[]).find((s) => s.name === name);
 
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (ok(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const until = <T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> =>
+  settle(read, ok);
 
 const serverState = async (name: string) =>
   (await g.rest('GET', `/api/v1/servers/${name}`)).json.value?.server?.state;

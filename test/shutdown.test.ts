@@ -7,11 +7,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startGateway } from './gateway.ts';
-import { ROOT, SERVERS, writeConfig } from './helpers.ts';
+import { startGateway, untilFixture, untilInFlight } from './gateway.ts';
+import { ROOT, SERVERS, until, writeConfig } from './helpers.ts';
 
 const FAULTY = path.join(ROOT, 'test', 'fixtures', 'faulty-server.mjs');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function alive(pid: number): boolean {
   try {
@@ -40,8 +39,9 @@ describe('shutdown', () => {
         ],
       }),
     );
-    const deadline = Date.now() + 15_000;
-    while (fs.readdirSync(pidDir).length < 3 && Date.now() < deadline) await sleep(50);
+    await until('three upstreams spawned', async () =>
+      fs.readdirSync(pidDir).length >= 3 ? true : undefined,
+    );
     const pids = fs.readdirSync(pidDir).map(Number);
     expect(pids).toHaveLength(3);
     const started = performance.now();
@@ -64,9 +64,12 @@ describe('shutdown', () => {
         code: `call_tool('fixture', 'sleep', {ms: ${ms}}).ok`,
       });
     expect((await run(1)).json.value).toBe(true);
+    await gateway.rest('POST', '/api/v1/code/exec', {
+      code: "call_tool('fixture', 'stats', {reset: true}).ok",
+    });
     const short = run(1000);
     const long = run(30_000);
-    await sleep(300);
+    await untilFixture(gateway, 'both calls at the upstream', (s) => s.peak >= 2);
     const stopped = gateway.stop();
     expect(await short).toMatchObject({ status: 200, json: { ok: true, value: true } });
     const cut = await long;
@@ -104,7 +107,7 @@ describe('shutdown', () => {
     const long = gateway.rest('POST', '/api/v1/code/exec', {
       code: "call_tool('fixture', 'sleep', {ms: 30000}).ok",
     });
-    await sleep(300);
+    await untilInFlight(gateway);
     const started = performance.now();
     const stopped = gateway.stop();
     const cut = await long;

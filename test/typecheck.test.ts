@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config/index.ts';
 import { createRuntime, type Runtime } from '../src/execution/index.ts';
 import { silentLogger } from '../src/util/logger.ts';
-import { MODULES, ROOT, SERVERS } from './helpers.ts';
+import { MODULES, ROOT, SERVERS, settle } from './helpers.ts';
 import { SPEC_EXAMPLES } from './spec-examples.ts';
 
 let runtime: Runtime;
@@ -34,9 +34,12 @@ beforeAll(async () => {
   );
   runtime = createRuntime(config, silentLogger(), { live: true, warmWorkers: 2 });
   await runtime.start();
-  for (let i = 0; i < 300 && runtime.registry.status().some((s) => s.state !== 'ready'); i++) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await settle(
+    async () => runtime.registry.status(),
+    (all) => all.every((s) => s.state === 'ready'),
+    15_000,
+    50,
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -478,9 +481,12 @@ describe('a check that cannot start in time, under "error" (issue 33, item 5)', 
           options: { typecheck: 'warn' },
         }),
       );
-      for (let i = 0; i < 600 && !(busy.typecheck.running && busy.typecheck.waiting > 0); i++) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await settle(
+        async () => busy.typecheck.running && busy.typecheck.waiting > 0,
+        (queued) => queued,
+        6_000,
+        10,
+      );
       expect(busy.typecheck.running && busy.typecheck.waiting > 0).toBe(true);
       const agent = { kind: 'agent' as const, name: 'b', servers: [] };
       const late = await busy.service.execute(

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { ROOT, SERVERS, writeConfig } from './helpers.ts';
+import { ROOT, SERVERS, settle, writeConfig } from './helpers.ts';
 import { freePort } from './http-servers.ts';
 
 const FAULTY = path.join(ROOT, 'test', 'fixtures', 'faulty-server.mjs');
@@ -106,6 +106,7 @@ function pinger(gateway: RunningGateway) {
       const response = await fetch(`${gateway.url}/healthz`);
       await response.json();
       slowest = Math.max(slowest, performance.now() - started);
+      // The pinger's pace on purpose: it samples /healthz latency while faults happen.
       await sleep(200);
     }
   })();
@@ -125,16 +126,11 @@ async function serverStatus(gateway: RunningGateway, name: string) {
 
 /** Calls `server`.echo until it answers (a redeployed upstream comes back within seconds). */
 async function echoWorks(gateway: RunningGateway, server: string): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await exec(
-      gateway,
-      `const r = call_tool('${server}', 'echo', {message: 'after'}); r.ok ? r.result.content[0].text : 'ERR ' + r.error.code + ': ' + r.error.message`,
-    );
-    if (!String(value).startsWith('ERR')) return value as string;
-    if (Date.now() > deadline) throw new Error(`${server}.echo never came back: ${value}`);
-    await sleep(250);
-  }
+  const code = `const r = call_tool('${server}', 'echo', {message: 'after'}); r.ok ? r.result.content[0].text : 'ERR ' + r.error.code + ': ' + r.error.message`;
+  const works = (value: unknown) => !String(value).startsWith('ERR');
+  const value = await settle(() => exec(gateway, code), works, 15_000, 250);
+  if (!works(value)) throw new Error(`${server}.echo never came back: ${value}`);
+  return value as string;
 }
 
 function alive(pid: number): boolean {
@@ -147,12 +143,11 @@ function alive(pid: number): boolean {
 }
 
 async function gone(pid: number, withinMs: number): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (alive(pid)) {
-    if (Date.now() > deadline) return false;
-    await sleep(100);
-  }
-  return true;
+  return settle(
+    async () => !alive(pid),
+    (dead) => dead,
+    withinMs,
+  );
 }
 
 const STDIO_FAULTS = [
@@ -280,19 +275,16 @@ class HttpUpstream {
       env: { ...process.env, PORT: String(this.port) },
       stdio: 'ignore',
     });
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      try {
-        await fetch(`http://127.0.0.1:${this.port}/control`, {
-          method: 'POST',
-          body: JSON.stringify({ times: 0 }),
-        });
-        return;
-      } catch {
-        if (Date.now() > deadline) throw new Error('the HTTP fixture did not listen');
-        await sleep(50);
-      }
-    }
+    const answers = () =>
+      fetch(`http://127.0.0.1:${this.port}/control`, {
+        method: 'POST',
+        body: JSON.stringify({ times: 0 }),
+      }).then(
+        () => true,
+        () => false,
+      );
+    if (!(await settle(answers, (up) => up, 15_000, 50)))
+      throw new Error('the HTTP fixture did not listen');
   }
 
   async stop(): Promise<void> {

@@ -8,12 +8,11 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from './gateway.ts';
-import { ROOT, runCli, SERVERS, writeConfig } from './helpers.ts';
+import { ROOT, runCli, SERVERS, settle, writeConfig } from './helpers.ts';
 import { type RunningServer, startEverything, startListening } from './http-servers.ts';
 
 const MODERN = path.join(ROOT, 'test', 'fixtures', 'modern-server.mjs');
 const MODERN_HTTP = path.join(ROOT, 'test', 'fixtures', 'modern-http-server.mjs');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts modern-http-server.mjs on a free port and waits until it listens. */
 function startModernHttp(): Promise<RunningServer> {
@@ -38,13 +37,9 @@ async function servers(): Promise<Array<Record<string, unknown>>> {
 
 /** Polls `check` until it holds (a reconnect, a re-listing) or 15 s pass. */
 async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`never held; last: ${JSON.stringify(value)}`);
-    await sleep(200);
-  }
+  const value = await settle(read, check, 15_000, 200);
+  if (!check(value)) throw new Error(`never held; last: ${JSON.stringify(value)}`);
+  return value;
 }
 
 /** The JSON of `server`.`tool`'s first text block, or 'ERR code: message'. */

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ApprovalRecord } from '../store/index.ts';
 import { decisionOf, NOT_A_TERMINAL_DECIDER, TerminalChannel } from './terminal-channel.ts';
 
@@ -80,7 +80,7 @@ describe('TerminalChannel', () => {
     const t = terminal();
     const ended = new AbortController();
     const answer = t.channel.ask(approval('a1'), ended.signal);
-    while (!t.shown().includes('Approve? [y/N]')) await new Promise((r) => setTimeout(r, 5));
+    await vi.waitFor(() => expect(t.shown()).toContain('Approve? [y/N]'));
     ended.abort();
     expect(await answer).toBeUndefined();
     expect(t.shown()).toContain('approval a1 is no longer waiting');

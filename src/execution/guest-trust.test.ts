@@ -325,13 +325,20 @@ describe('the trace is in submission order', () => {
     expect(result.toolCalls.map((c) => c.tool)).toEqual(['fixture.sleep', 'fixture.echo']);
   });
   it('keeps a call still in flight at the end as CANCELLED, and the trace no longer changes', async () => {
+    const cancelled = async () =>
+      (
+        (await run("JSON.parse(call_tool('fixture','stats',{}).result.content[0].text).cancelled"))
+          .envelope as { value: number }
+      ).value;
+    const before = await cancelled();
     const result = await run('tools.fixture.sleep({ms: 5000}); await tools.fixture.echo({}); 1');
     const trace = structuredClone(result.toolCalls);
     expect(trace.map((c) => [c.tool, c.ok, c.code])).toEqual([
       ['sleep', false, 'CANCELLED'],
       ['echo', true, undefined],
     ]);
-    await new Promise((r) => setTimeout(r, 200));
+    // The cancelled call has settled at the upstream: nothing is left to change the trace.
+    await expect.poll(cancelled, { timeout: 10_000 }).toBeGreaterThan(before);
     expect(result.toolCalls).toEqual(trace);
   });
 });

@@ -8,6 +8,7 @@ const MB = 1_048_576;
 const TIMEOUT_MS = 800;
 const HOLD_MS = 2_000;
 const RELAXED_DEADLINE_MS = 60_000;
+// A call that holds the clock past TIMEOUT_MS on purpose: the stopped clock is the thing tested.
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A bridge whose every call holds the run's clock until `args.holdMs` passed, or `gate` opens. */

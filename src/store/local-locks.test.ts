@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { semaphore, serialByKey } from './local-locks.ts';
 
+// Bodies that take a moment on purpose: the locks are tested against overlapping work.
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('serialByKey', () => {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settle } from '../../test/helpers.ts';
 import { type SharedPostgres, sharedPostgres } from '../../test/shared-postgres.ts';
 import { approvalRecord, approvalStoreContract } from './approval-store.contract.ts';
 import { openPgStore, type PgStore } from './pg-store.ts';
@@ -19,14 +20,13 @@ approvalStoreContract('PostgreSQL', async () => {
 });
 
 /** Polls `check` until it holds or `withinMs` passes. */
-async function eventually(check: () => boolean, withinMs = 1_000): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return check();
-}
+const eventually = (check: () => boolean, withinMs = 1_000): Promise<boolean> =>
+  settle(
+    async () => check(),
+    (held) => held,
+    withinMs,
+    10,
+  );
 
 describe('approvals across instances on one PostgreSQL database', () => {
   let one: PgStore;

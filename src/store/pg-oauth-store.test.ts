@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { settle } from '../../test/helpers.ts';
 import { type SharedPostgres, sharedPostgres } from '../../test/shared-postgres.ts';
 import { gate, oauthFlow, oauthStoreContract } from './oauth-store.contract.ts';
 import { openPgStore, type PgStore } from './pg-store.ts';
@@ -31,14 +32,13 @@ oauthStoreContract('PostgreSQL', async () => {
 });
 
 /** Polls `check` until it holds or `withinMs` passes. */
-async function eventually(check: () => boolean, withinMs = 1_000): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return check();
-}
+const eventually = (check: () => boolean, withinMs = 1_000): Promise<boolean> =>
+  settle(
+    async () => check(),
+    (held) => held,
+    withinMs,
+    10,
+  );
 
 const NOW = '2026-12-03T10:01:00.000Z';
 

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settle, until } from '../../test/helpers.ts';
 import { type RunningPostgres, startPostgres } from '../../test/postgres.ts';
 import { activityRecord, activityStoreContract } from './activity-store.contract.ts';
 import { codeToolStoreContract } from './code-tool-store.contract.ts';
@@ -44,14 +45,13 @@ codeToolStoreContract('PostgreSQL', async () => {
 });
 
 /** Polls `check` until it holds or `withinMs` passes. */
-async function eventually(check: () => boolean, withinMs = 1_000): Promise<boolean> {
-  const deadline = Date.now() + withinMs;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return check();
-}
+const eventually = (check: () => boolean, withinMs = 1_000): Promise<boolean> =>
+  settle(
+    async () => check(),
+    (held) => held,
+    withinMs,
+    10,
+  );
 
 async function sql(url: string, text: string, params: unknown[] = []) {
   const client = new pg.Client({ connectionString: url });
@@ -142,13 +142,18 @@ describe('PostgreSQL across instances', () => {
     const db = await openPgDatabase(url);
     try {
       const failed = db.transaction(async (client) => {
-        await client.query('SELECT 1');
+        const [{ pid }] = (await client.query('SELECT pg_backend_pid() AS pid')).rows;
         // Between two statements the server ends this connection (a restart, an admin).
         await sql(
           url,
           "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%'",
         );
-        await new Promise((r) => setTimeout(r, 200));
+        // Terminating only signals the backend: wait until it is gone.
+        await until('the backend ended', async () =>
+          (await sql(url, 'SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).length === 0
+            ? true
+            : undefined,
+        );
         await client.query('SELECT 2');
       });
       await expect(failed).rejects.toThrow();

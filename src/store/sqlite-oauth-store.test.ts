@@ -58,7 +58,8 @@ describe('SQLite shared by two processes (two connections to one file)', () => {
     const second = two.oauth.withRefreshLock('gh', async () => {
       order.push('two in');
     });
-    // Two retries its lease every 50 ms; a few rounds of retrying must not let it in.
+    // Two retries its lease every 50 ms; a few rounds of retrying must not let it in. A wait on
+    // purpose: a refused retry leaves no trace to wait for, and the rounds are the thing tested.
     await new Promise((r) => setTimeout(r, 200));
     expect(order).toEqual(['one in']);
     release();

@@ -29,6 +29,7 @@ describe('LineDeadline', () => {
     while (!done) {
       bytes++;
       deadline.read(1, bytes, false);
+      // The trickle's pace is the thing under test: each byte within the stall bound.
       await new Promise((r) => setTimeout(r, 5));
     }
     expect(await reason).toMatch(/did not end within 50 ms of its first byte/);

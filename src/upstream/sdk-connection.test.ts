@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_SERVER, ROOT } from '../../test/helpers.ts';
 import { resolveConfig } from '../config/index.ts';
 import { silentLogger } from '../util/logger.ts';
@@ -89,14 +89,18 @@ describe('SdkConnection and the two MCP generations', () => {
     await expect(silent.start()).rejects.toThrow(/no handshake within 1500 ms/);
     const [pid] = fs.readdirSync(pidDir).map(Number);
     expect(pid).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 500));
-    expect(() => process.kill(pid!, 0)).toThrow();
+    // The child is killed at the deadline; its exit is reaped a moment later.
+    await vi.waitFor(() => expect(() => process.kill(pid!, 0)).toThrow(), { timeout: 10_000 });
   }, 30_000);
 
   it('stops at once while the server is being probed', async () => {
-    const silent = connection([fixture('faulty-server.mjs'), '--slow-start']);
+    const pidDir = fs.mkdtempSync(path.join(os.tmpdir(), 'codemux-pids-'));
+    const silent = connection([fixture('faulty-server.mjs'), '--slow-start'], {
+      env: { PID_DIR: pidDir },
+    });
     const starting = silent.start();
-    await new Promise((r) => setTimeout(r, 300));
+    // The server is up (it wrote its pid) and silent: the probe is under way.
+    await vi.waitFor(() => expect(fs.readdirSync(pidDir)).toHaveLength(1), { timeout: 10_000 });
     const before = performance.now();
     await silent.stop();
     expect(performance.now() - before).toBeLessThan(3000);

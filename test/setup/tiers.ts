@@ -19,7 +19,11 @@ const SRC_WITH_PROCESSES = [
 ];
 
 /** Tests under test/ that start nothing: they run with the unit tier. */
-const TEST_WITHOUT_PROCESSES = ['test/system-parts.test.ts', 'test/tiers.test.ts'];
+const TEST_WITHOUT_PROCESSES = [
+  'test/http-loopback.test.ts',
+  'test/system-parts.test.ts',
+  'test/tiers.test.ts',
+];
 
 const PG = ['src/store/pg-*.test.ts', 'test/*cluster*.test.ts', 'test/input-required.test.ts'];
 const BROWSER = ['test/dashboard*.test.ts'];

@@ -80,6 +80,7 @@ describe('HeldRuns', () => {
     const slow = {
       ...s,
       putRun: async (run: Parameters<typeof s.putRun>[0]) => {
+        // A slow store on purpose: the thing under test is an answer that waits for the write.
         await new Promise((r) => setTimeout(r, 100));
         await s.putRun(run);
       },
