@@ -238,15 +238,16 @@ describe('stdio upstream faults', () => {
     '$fault through $surface.name: fails at once naming the server, then works',
     async (row) => {
       const before = JSON.parse(await echoWorks(gateway, 'faulty')) as { pid: number };
-      const started = performance.now();
       const seen = await row.surface.run(gateway, 'faulty', row.tool, 1);
       expectCode(row.surface, seen, row.sync, row.async);
       expect(seen.message).toContain('faulty');
       if (row.message) expect(seen.message).toMatch(row.message);
       if (row.replaced) {
-        // Not the call timeout (4 s) and far from the old 30 s: the disconnect is seen at once
-        // (the margin is for a loaded 2-core machine; a missed disconnect waits the full 4 s).
-        expect(performance.now() - started).toBeLessThan(3500);
+        // Seen at once, not at the call timeout: a missed disconnect would end as the timeout's
+        // failure (UPSTREAM_ERROR / upstream_timeout, "did not answer ... within 4000 ms"),
+        // which the code above and this message tell apart with no clock that a loaded machine
+        // could push past a bar.
+        expect(seen.message).not.toMatch(/did not answer .* within \d+ ms/);
         expect((await serverStatus(gateway, 'faulty')).last_error).toMatch(row.says!);
       }
       const after = JSON.parse(await echoWorks(gateway, 'faulty')) as { pid: number };

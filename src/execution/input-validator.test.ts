@@ -98,8 +98,9 @@ describe('input validation of hostile upstream schemas', () => {
   it.each(CASES)('%s', (_name, schema, args, expected) => {
     const started = performance.now();
     const problem = inputProblem(schema, args);
-    // Generous: a backtracking engine takes minutes here; RE2 and the caps take milliseconds.
-    expect(performance.now() - started).toBeLessThan(1000);
+    // A backtracking engine takes minutes here; RE2 and the caps take milliseconds. The bar
+    // sits far from both, so a loaded machine never crosses it (1 s was seen crossed at 1.27 s).
+    expect(performance.now() - started).toBeLessThan(10_000);
     if (expected === undefined) expect(problem).toBeUndefined();
     else expect(problem).toContain(expected);
   });

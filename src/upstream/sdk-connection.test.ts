@@ -103,7 +103,9 @@ describe('SdkConnection and the two MCP generations', () => {
     await vi.waitFor(() => expect(fs.readdirSync(pidDir)).toHaveLength(1), { timeout: 10_000 });
     const before = performance.now();
     await silent.stop();
-    expect(performance.now() - before).toBeLessThan(3000);
+    // Not the connect timeout (30 s by default), which a stop that waited for the probe would
+    // take; half of it leaves a loaded machine all the room it needs.
+    expect(performance.now() - before).toBeLessThan(15_000);
     await expect(starting).rejects.toThrow();
   }, 30_000);
 });
