@@ -114,7 +114,7 @@ async function run(flags: ExecFlags): Promise<number> {
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const gateway = await findGateway(config, flags);
   if (gateway) {
-    logger.debug({ gateway: gateway.url }, 'running on the codemux gateway');
+    logger.debug({ daemon: gateway.url }, 'running on the codemux daemon');
     // A call held for approval stops the execution's clock: the answer may take as long as people
     // take to decide (each approval expires on its own), so the client then waits up to a day.
     const timeoutMs = allowsEverything(config.toolPolicy)
