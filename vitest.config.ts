@@ -1,6 +1,5 @@
 /** @module Vitest: the test suite in four tiers, one project each (test/setup/tiers.ts, docs/testing.md). */
 import { configDefaults, defineConfig } from 'vitest/config';
-import LongestFirst from './test/setup/longest-first.ts';
 import { TIERS, type Tier } from './test/setup/tiers.ts';
 
 /** A tier's Vitest project: its files (test/setup/tiers.ts) and the shared parts it starts once. */
@@ -21,7 +20,6 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
-    sequence: { sequencer: LongestFirst },
     projects: [
       project('unit', TIERS.unit),
       project('gateway', TIERS.gateway),
