@@ -146,9 +146,14 @@ export async function untilFixture(
 export const untilInFlight = (gateway: RunningGateway, server = 'fixture') =>
   untilFixture(gateway, `a call in flight at ${server}`, (s) => s.inFlight > 0, server);
 
-/** An MCP client (1.x SDK, Streamable HTTP) on `route` of `gateway`, with its admin key. */
+/**
+ * An MCP client (1.x SDK, Streamable HTTP) on `route` of `gateway`, with its admin key; a
+ * gateway with its own `fetch` (test/in-process.ts: the app in this process) is reached through it.
+ */
 export async function adminClient(
-  gateway: RunningGateway,
+  gateway: Pick<RunningGateway, 'url' | 'key'> & {
+    fetch?: (url: string | URL, init?: RequestInit) => Promise<Response>;
+  },
   route: string,
   name = 'codemux-test',
 ): Promise<Client> {
@@ -156,6 +161,7 @@ export async function adminClient(
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${gateway.url}${route}`), {
       requestInit: { headers: { 'x-api-key': gateway.key } },
+      ...(gateway.fetch ? { fetch: gateway.fetch } : {}),
     }),
   );
   return client;

@@ -6,8 +6,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { oauthOf } from '../src/cli/open-store.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { createRuntime, type Runtime } from '../src/execution/index.ts';
@@ -111,20 +109,4 @@ export async function startInProcess(
       fs.rmSync(path.dirname(configFile), { recursive: true, force: true });
     },
   };
-}
-
-/** An MCP client (1.x SDK, Streamable HTTP) on `route` of the in-process app, with its admin key. */
-export async function inProcessClient(
-  gateway: InProcessGateway,
-  route: string,
-  name = 'codemux-test',
-): Promise<Client> {
-  const client = new Client({ name, version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${gateway.url}${route}`), {
-      requestInit: { headers: { 'x-api-key': gateway.key } },
-      fetch: gateway.fetch,
-    }),
-  );
-  return client;
 }

@@ -8,8 +8,9 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient } from './gateway.ts';
 import { SERVERS, until } from './helpers.ts';
-import { type InProcessGateway, inProcessClient, startInProcess } from './in-process.ts';
+import { type InProcessGateway, startInProcess } from './in-process.ts';
 
 const BOUND = 8192;
 
@@ -18,7 +19,7 @@ let gateway: InProcessGateway;
 let mcp: Client;
 let codemode: Client;
 
-const connect = (route: string) => inProcessClient(gateway, route, 'output-bound-test');
+const connect = (route: string) => adminClient(gateway, route, 'output-bound-test');
 
 beforeAll(async () => {
   gateway = await startInProcess({
