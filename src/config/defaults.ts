@@ -42,6 +42,23 @@ export const DEFAULT_TYPECHECK_MODE: TypecheckMode = 'warn';
  */
 export const DEFAULT_TYPECHECK_WAIT_MS = 5_000;
 export const MAX_TYPECHECK_WAIT_MS = 600_000;
+/**
+ * `code_execution_yield_ms`: a run not finished by then answers `running` with its execution
+ * id and goes on (docs/long-runs.md); 0 = never yield.
+ */
+export const DEFAULT_YIELD_MS = 30_000;
+export const MIN_YIELD_MS = 1_000;
+export const MAX_YIELD_MS = 600_000;
+/** The longest `wait_ms` (and code mode's `timeout_ms` when continuing) a wait may ask for. */
+export const MAX_WAIT_MS = 600_000;
+/** `code_execution_result_ttl_ms`: how long a finished run's answer stays readable. */
+export const DEFAULT_RESULT_TTL_MS = 3_600_000;
+export const MIN_RESULT_TTL_MS = 60_000;
+export const MAX_RESULT_TTL_MS = 604_800_000;
+/** `code_execution_max_running`: runs alive at once on one instance, yielded ones included. */
+export const DEFAULT_MAX_RUNNING = 100;
+export const MIN_MAX_RUNNING = 1;
+export const MAX_MAX_RUNNING = 10_000;
 export const MIN_MAX_HOST_CALLS = 1;
 export const MAX_MAX_HOST_CALLS = 1_000_000;
 
@@ -216,7 +233,7 @@ export const DEFAULT_POLICY_ACTION: PolicyAction = 'allow';
 export const DEFAULT_DESTRUCTIVE_ACTION: PolicyAction = 'ask';
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
 export const MIN_APPROVAL_TIMEOUT_MS = 1_000;
-export const MAX_APPROVAL_TIMEOUT_MS = 3_600_000;
+export const MAX_APPROVAL_TIMEOUT_MS = 86_400_000;
 /** Rules a policy may hold (first match wins; checked on every call). */
 export const MAX_POLICY_RULES = 1_000;
 /** Longest glob of a rule's `server` or `tool`. */

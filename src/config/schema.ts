@@ -22,17 +22,20 @@ import {
   MAX_MAX_PENDING_PER_CALLER,
   MAX_MAX_REQUEST_BYTES,
   MAX_MAX_RESULT_BYTES,
+  MAX_MAX_RUNNING,
   MAX_MEMORY_LIMIT_MB,
   MAX_OAUTH_REFRESH_INTERVAL_MS,
   MAX_POLICY_GLOB_CHARS,
   MAX_POLICY_RULES,
   MAX_POOL_SIZE,
   MAX_QUEUE_SIZE,
+  MAX_RESULT_TTL_MS,
   MAX_SEARCH_RESULTS,
   MAX_SHUTDOWN_GRACE_MS,
   MAX_STARTUP_WAIT_MS,
   MAX_TIMEOUT_MS,
   MAX_TYPECHECK_WAIT_MS,
+  MAX_YIELD_MS,
   MIN_ACTIVITY_MAX_RECORDS,
   MIN_APPROVAL_TIMEOUT_MS,
   MIN_CONNECT_TIMEOUT_MS,
@@ -43,10 +46,13 @@ import {
   MIN_MAX_PENDING_PER_CALLER,
   MIN_MAX_REQUEST_BYTES,
   MIN_MAX_RESULT_BYTES,
+  MIN_MAX_RUNNING,
   MIN_MEMORY_LIMIT_MB,
   MIN_OAUTH_REFRESH_INTERVAL_MS,
   MIN_POOL_SIZE,
+  MIN_RESULT_TTL_MS,
   MIN_TIMEOUT_MS,
+  MIN_YIELD_MS,
   POLICY_ACTIONS,
   SERVER_NAME_PATTERN,
   TOOL_PINNING_MODES,
@@ -61,6 +67,15 @@ function intIn(min: number, max: number) {
     .int({ error: hint })
     .min(min, { error: hint })
     .max(max, { error: hint });
+}
+
+/** 0 (the feature off) or an integer from `min` to `max`. */
+function zeroOrIntIn(min: number, max: number) {
+  const hint = `must be 0 or an integer from ${min} to ${max}`;
+  return z
+    .number({ error: hint })
+    .int({ error: hint })
+    .refine((n) => n === 0 || (n >= min && n <= max), { error: hint });
 }
 
 const stringMap = z.record(z.string(), z.string({ error: 'must be a string' }), {
@@ -200,6 +215,9 @@ export const userConfigSchema = z.object({
     })
     .optional(),
   code_execution_typecheck_wait_ms: intIn(0, MAX_TYPECHECK_WAIT_MS).optional(),
+  code_execution_yield_ms: zeroOrIntIn(MIN_YIELD_MS, MAX_YIELD_MS).optional(),
+  code_execution_result_ttl_ms: intIn(MIN_RESULT_TTL_MS, MAX_RESULT_TTL_MS).optional(),
+  code_execution_max_running: intIn(MIN_MAX_RUNNING, MAX_MAX_RUNNING).optional(),
   code_tools_max_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   code_tools_max_memory_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
   connect_timeout_ms: intIn(MIN_CONNECT_TIMEOUT_MS, MAX_CONNECT_TIMEOUT_MS).optional(),

@@ -63,6 +63,12 @@ export interface CodeExecutionConfig {
   typecheck: TypecheckMode;
   /** Under `error`, how long a check may wait behind others to start; past it, TYPE_ERROR. */
   typecheckWaitMs: number;
+  /** A run not finished by then answers `running` and goes on; 0 = never. */
+  yieldMs: number;
+  /** How long a finished run's answer stays readable by `execution_id`. */
+  resultTtlMs: number;
+  /** Runs alive at once on this instance, yielded ones included (QUEUE_FULL over it). */
+  maxRunning: number;
 }
 
 /** Caps of code tools' own limits (`code_tools_max_timeout_ms`, `code_tools_max_memory_mb`). */

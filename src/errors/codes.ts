@@ -22,6 +22,12 @@ export const EXECUTION_ERROR_CODES = [
   'SCRIPT_UNUSABLE',
   'FEATURE_DISABLED',
   'EXECUTION_FAILED',
+  /** Stopped by `cancel` (or its request, before it yielded): "cancelled by <caller>". */
+  'CANCELLED',
+  /** `execution_id` names no run this caller may see (unknown, another token's, past its time). */
+  'EXECUTION_NOT_FOUND',
+  /** code_execution_max_running runs are alive on this instance. */
+  'QUEUE_FULL',
 ] as const;
 
 /** Codes a single upstream call can fail with, inside a call envelope. */

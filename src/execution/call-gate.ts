@@ -60,6 +60,8 @@ export interface GateOptions {
   pins?: { refusalOf(server: string, tool: string): Refusal | undefined };
   /** tool_policy: `deny` refuses a call, `ask` holds it for a decision (absent: every call goes). */
   policy?: CallPolicy;
+  /** Hears each console line as it is written (a run's waiters are told of it). */
+  onLog?: (line: string) => void;
 }
 
 type Refusal = { code: string; message: string };
@@ -353,6 +355,7 @@ export class CallGate implements JobBridge {
 
   log(level: LogLevel, line: string): void {
     this.logs.push(line);
+    this.options.onLog?.(line);
     this.options.logger.debug({ console: level }, `guest console: ${line}`);
   }
 

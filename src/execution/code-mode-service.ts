@@ -27,6 +27,7 @@ import { mapGuestError } from './map-positions.ts';
 import { CallPolicy } from './policy/call-policy.ts';
 import type { CallerChannel } from './policy/types.ts';
 import { reachableServers } from './run-frame.ts';
+import type { RunControl } from './runs/live-run.ts';
 import { runInSandbox } from './sandbox-run.ts';
 import type { ExecutionServiceDeps } from './service.ts';
 import {
@@ -63,12 +64,17 @@ interface ExecuteRun {
   policy: CallPolicy;
   /** The servers its calls may reach (reachableServers); undefined = every server. */
   allowedServers: ReadonlySet<string> | undefined;
+  /** Its cancel signal and run (ExecuteOptions). */
+  options: ExecuteOptions;
 }
 
 /** How an execute call waits when one of its calls needs approval. */
 export interface ExecuteOptions {
   channel?: CallerChannel;
+  /** Aborts when the run is cancelled: it stops at once with CANCELLED (see RunOptions.signal). */
   signal?: AbortSignal;
+  /** The run this execution is (runs/runs.ts): its id, and its refusal when too many are alive. */
+  run?: RunControl;
 }
 
 export class CodeModeService {
@@ -105,7 +111,7 @@ export class CodeModeService {
     options: ExecuteOptions = {},
   ): Promise<ExecuteOutcome> {
     const facts: RunFacts = {
-      ...newRunFacts('codemode', caller),
+      ...newRunFacts('codemode', caller, options.run?.id),
       language: 'typescript',
       input: {},
     };
@@ -118,7 +124,7 @@ export class CodeModeService {
     const activityId = activityIdFor(this.deps.activity, config, facts);
     const policy = new CallPolicy({ ...this.deps, config, facts, activityId, run: options });
     try {
-      const unfitted = await this.executeChecked(args, caller, calls, config, policy);
+      const unfitted = await this.executeChecked(args, caller, calls, config, policy, options);
       const outcome = fitExecuteResult(unfitted, config.codeMode.maxOutputBytes, activityId);
       this.record(facts, asEnvelope(outcome), started, calls, config);
       return activityId ? { ...outcome, activityId } : outcome;
@@ -158,11 +164,14 @@ export class CodeModeService {
     calls: CallDetail[],
     config: ResolvedConfig,
     policy: CallPolicy,
+    options: ExecuteOptions,
   ): Promise<ExecuteResult> {
     const { code, timeoutMs } = this.arguments(args);
-    // The feature switch covers execute as it does code_execution.
-    if (!config.codeExecution.enabled) {
-      const refusal = featureDisabled(config, caller);
+    // The feature switch covers execute as it does code_execution; so does the bound on runs.
+    const refusal = config.codeExecution.enabled
+      ? options.run?.refusal
+      : featureDisabled(config, caller);
+    if (refusal) {
       const d: Diagnostic = {
         kind: 'ExecutionFailure',
         message: `${refusal.code}: ${refusal.message}`,
@@ -178,7 +187,15 @@ export class CodeModeService {
     try {
       // An agent token reaches its own servers; the administrator every one.
       const allowedServers = reachableServers(undefined, caller);
-      return await this.run(code, { timeoutMs, caller, config, calls, policy, allowedServers });
+      return await this.run(code, {
+        timeoutMs,
+        caller,
+        config,
+        calls,
+        policy,
+        allowedServers,
+        options,
+      });
     } finally {
       this.running--;
     }
@@ -271,6 +288,8 @@ export class CodeModeService {
         // Arion bounds each call by the output bound; the memory cap is code mode's own.
         maxResultBytes: limits.maxOutputBytes,
       },
+      signal: run.options.signal,
+      watch: run.options.run,
     });
     calls.push(...gate.calls);
     const toolCalls = gate.toolCalls.map((c) => ({

@@ -19,12 +19,12 @@ export class DrainingExecutor implements SandboxExecutor {
     return this.inner.stop(reason);
   }
 
-  async run(job: JobSpec, bridge: JobBridge): Promise<JobOutcome> {
+  async run(job: JobSpec, bridge: JobBridge, signal?: AbortSignal): Promise<JobOutcome> {
     if (this.draining)
       return { ok: false, error: { code: 'EXECUTION_FAILED', message: SHUTTING_DOWN_MESSAGE } };
     this.running++;
     try {
-      return await this.inner.run(job, bridge);
+      return await this.inner.run(job, bridge, signal);
     } finally {
       this.running--;
       if (this.running === 0) this.onIdle?.();

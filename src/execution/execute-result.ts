@@ -69,6 +69,8 @@ export function toDiagnostic(
       return diagnostic('ResourceLimitExceeded', error.message);
     case 'EXECUTION_FAILED':
       return diagnostic('InternalError', 'An internal error occurred');
+    case 'CANCELLED':
+      return { ...diagnostic('ExecutionFailure', error.message), code: 'CANCELLED' };
     default:
       return diagnostic(
         'ExecutionFailure',

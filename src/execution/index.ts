@@ -38,6 +38,19 @@ export type {
   DecisionAnswer,
   DecisionRefusal,
 } from './policy/types.ts';
+export { continuesRun } from './runs/continue-request.ts';
+export type { AwaitedApproval, RunEnd, RunKind, RunSnapshot } from './runs/live-run.ts';
+export {
+  continueRun,
+  executeRefusal,
+  type RunCallAnswer,
+  type RunCallRequest,
+  refusedResult,
+  startCodeExecution,
+  startCodeTool,
+  startExecute,
+} from './runs/run-calls.ts';
+export { type RunAnswer, type RunRequest, Runs } from './runs/runs.ts';
 export { createRuntime, type Runtime } from './runtime.ts';
 export { ExecutionService, type ExecutionServiceDeps } from './service.ts';
 export { ToolPins } from './tool-pins.ts';

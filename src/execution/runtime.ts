@@ -30,6 +30,7 @@ import { CodeModeService } from './code-mode-service.ts';
 import { DrainingExecutor } from './drain.ts';
 import { Approvals } from './policy/approvals.ts';
 import { HeldRuns } from './policy/held-runs.ts';
+import { Runs } from './runs/runs.ts';
 import { ExecutionService } from './service.ts';
 import { ToolPins } from './tool-pins.ts';
 
@@ -55,6 +56,8 @@ export interface Runtime {
   approvals: Approvals;
   /** Programs held in place on an approval for a caller answered later (input_required). */
   heldRuns: HeldRuns;
+  /** Runs that outlive their request: yield, wait, cancel (runs/runs.ts). */
+  runs: Runs;
   /**
    * Seals what a client carries between requests (a 2026-07-28 `requestState`): the store's
    * secret key, shared by every instance; without a store, a key of this process alone.
@@ -195,6 +198,7 @@ export function createRuntime(
     approvals,
   };
   const service = new ExecutionService(deps);
+  const runs = new Runs({ config: current, instanceId: () => config.instanceId });
   const execute = new CodeModeService(deps);
   const codeTools = options.codeToolStore
     ? new CodeTools(options.codeToolStore, current)
@@ -212,6 +216,7 @@ export function createRuntime(
     pins,
     approvals,
     heldRuns,
+    runs,
     secretBox,
     ...(oauth ? { oauth } : {}),
     start: async () => {

@@ -12,6 +12,7 @@ import type { UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { CallGate, type GateOptions } from './call-gate.ts';
 import type { CallPolicy } from './policy/call-policy.ts';
+import type { RunControl } from './runs/live-run.ts';
 import type { ToolPins } from './tool-pins.ts';
 import type { Caller } from './types.ts';
 
@@ -44,6 +45,10 @@ export interface SandboxRunSpec {
   limits: Omit<JobSpec['limits'], 'deadlineMs' | 'maxLogLines' | 'maxLogLineBytes'>;
   /** Gate options one dialect sets and the other leaves at their defaults. */
   gate?: Pick<GateOptions, 'dryRun' | 'maxConcurrentToolCalls' | 'maxResultBytes'>;
+  /** Ends the run at once with CANCELLED, the abort's reason as its message. */
+  signal?: AbortSignal;
+  /** The run as its waiters see it: its console lines and calls while it goes on. */
+  watch?: RunControl;
 }
 
 /** How the run ended, and its closed gate: the console lines, the trace, the calls made. */
@@ -71,7 +76,9 @@ export async function runInSandbox(
     caller: spec.caller,
     pins: deps.pins,
     policy: spec.policy,
+    ...(spec.watch ? { onLog: (line: string) => spec.watch!.logged(line) } : {}),
   });
+  spec.watch?.attach(gate);
   const outcome = await deps.executor.run(
     {
       ...spec.job,
@@ -84,6 +91,7 @@ export async function runInSandbox(
       },
     },
     gate,
+    spec.signal,
   );
   // Calls still in flight when the program ends are cancelled.
   gate.close();

@@ -19,6 +19,7 @@ import type { Approvals } from './policy/approvals.ts';
 import { CallPolicy } from './policy/call-policy.ts';
 import type { CallerChannel } from './policy/types.ts';
 import { elapsed, positioned, reachableServers, refusal } from './run-frame.ts';
+import type { RunControl } from './runs/live-run.ts';
 import { runInSandbox, type SandboxRunDeps } from './sandbox-run.ts';
 import {
   diagnosticsOf,
@@ -55,8 +56,13 @@ export interface RunOptions {
   dryRun?: boolean;
   /** The caller's own client or terminal: asked first when a call needs approval. */
   channel?: CallerChannel;
-  /** Aborts when the request is cancelled or its connection ends: pending approvals expire. */
+  /**
+   * Aborts when the run is cancelled (or its request, before it yielded): the program stops at
+   * once with CANCELLED, its in-flight calls are cancelled and its pending approvals expire.
+   */
   signal?: AbortSignal;
+  /** The run this execution is (runs/runs.ts): its id, and its refusal when too many are alive. */
+  run?: RunControl;
 }
 
 /** A result on its way out, with the calls it made for the activity history. */
@@ -101,7 +107,7 @@ export class ExecutionService {
     caller: Caller = ADMIN,
     options: RunOptions = {},
   ): Promise<ExecutionResult> {
-    const facts = newRunFacts(options.surface ?? 'mcp', caller);
+    const facts = newRunFacts(options.surface ?? 'mcp', caller, options.run?.id);
     if (options.dryRun) facts.dryRun = true;
     // What the request says, as far as it can be read (a refused request is recorded too).
     const request = (typeof args === 'object' && args !== null ? args : {}) as Record<
@@ -125,6 +131,7 @@ export class ExecutionService {
     const config = this.deps.config();
     const settings = config.codeExecution;
     if (!settings.enabled) return refusal(featureDisabled(config, caller), started);
+    if (options.run?.refusal) return refusal(options.run.refusal, started);
     const checked = validateRequest(args);
     if (!checked.ok) return refusal(checked.error, started);
     const request = checked.value;
@@ -226,7 +233,7 @@ export class ExecutionService {
     caller: Caller = ADMIN,
     options: Omit<RunOptions, 'surface' | 'dryRun'> = {},
   ): Promise<ExecutionResult> {
-    const facts = newRunFacts('code_tool', caller);
+    const facts = newRunFacts('code_tool', caller, options.run?.id);
     facts.tool = tool.name;
     facts.code = tool.code;
     facts.language = 'javascript';
@@ -244,6 +251,7 @@ export class ExecutionService {
     const started = performance.now();
     const config = this.deps.config();
     if (!config.codeExecution.enabled) return refusal(featureDisabled(config, caller), started);
+    if (options.run?.refusal) return refusal(options.run.refusal, started);
     if (!mayUseCodeTool(caller, tool.name)) {
       return refusal(
         {
@@ -329,6 +337,8 @@ export class ExecutionService {
       allowedServers: run.allowedServers,
       limits: { maxOutputBytes: settings.maxOutputBytes, maxHostCalls: settings.maxHostCalls },
       gate: { dryRun: run.options.dryRun },
+      signal: run.options.signal,
+      watch: run.options.run,
     });
     // The guest could not parse the input: a refusal, as if the host had seen it at once.
     if (!outcome.ok && outcome.error.code === 'GLOBALS_TOO_LARGE') {

@@ -1,6 +1,6 @@
 /** @module The code_execution tool: its definition (schema exactly as the API reference), description and result. */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ExecutionResult } from '../execution/index.ts';
+import type { ExecutionResult, RunSnapshot } from '../execution/index.ts';
 
 export const CODE_EXECUTION_TOOL = 'code_execution';
 
@@ -28,6 +28,23 @@ export const CODE_EXECUTION_INPUT_SCHEMA = {
       type: 'object',
       description: 'Input data accessible as global `input` variable in code',
       default: {},
+    },
+    execution_id: {
+      type: 'string',
+      description:
+        'Continue a run that answered status "running" (its execution_id) instead of sending code or script: waits for its answer.',
+    },
+    wait_ms: {
+      type: 'number',
+      description:
+        "With execution_id: how long to wait for the run's answer before it answers running again (0-600000; default code_execution_yield_ms).",
+      minimum: 0,
+      maximum: 600000,
+    },
+    cancel: {
+      type: 'boolean',
+      description:
+        'With execution_id: stop the run (CANCELLED); its in-flight calls are cancelled and calls it holds are never sent.',
     },
     options: {
       type: 'object',
@@ -155,6 +172,35 @@ export function disabledCodeExecutionTool(why: string): Tool {
     name: CODE_EXECUTION_TOOL,
     description: `code_execution is disabled on this gateway (${why}); calls are refused with FEATURE_DISABLED until then.`,
     inputSchema: CODE_EXECUTION_INPUT_SCHEMA as unknown as Tool['inputSchema'],
+  };
+}
+
+/** What a running answer says of how to go on. */
+export function continueHint(id: string): string {
+  return `Still running. Call code_execution with {"execution_id": "${id}"} to wait for its answer (add "wait_ms", 0-600000, to wait longer or shorter), or with {"execution_id": "${id}", "cancel": true} to stop it.`;
+}
+
+/**
+ * A run that yielded (code_execution or a code tool): `{ok: true, status: "running",
+ * execution_id, elapsed_ms, waiting_for, logs}` as the first text and in structuredContent,
+ * not an error; the second text says how to continue.
+ */
+export function toRunningResult(snapshot: RunSnapshot): CallToolResult {
+  const running = {
+    ok: true,
+    status: 'running',
+    execution_id: snapshot.execution_id,
+    elapsed_ms: snapshot.elapsed_ms,
+    waiting_for: snapshot.waiting_for,
+    logs: snapshot.logs,
+  };
+  return {
+    content: [
+      { type: 'text', text: JSON.stringify(running) },
+      { type: 'text', text: continueHint(snapshot.execution_id) },
+    ],
+    isError: false,
+    structuredContent: running,
   };
 }
 

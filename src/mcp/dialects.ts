@@ -9,17 +9,30 @@ import { RpcError } from '../errors/index.ts';
 import {
   type Caller,
   type CallerChannel,
+  continueRun,
+  continuesRun,
+  type ExecuteOutcome,
+  type ExecutionResult,
+  executeRefusal,
   featureDisabled,
+  type RunCallAnswer,
+  type RunCallRequest,
+  type RunKind,
   type Runtime,
+  refusedResult,
+  startCodeExecution,
+  startCodeTool,
+  startExecute,
 } from '../execution/index.ts';
 import {
   CODE_EXECUTION_TOOL,
   codeExecutionTool,
   disabledCodeExecutionTool,
   toCallToolResult,
+  toRunningResult,
 } from './code-execution-tool.ts';
 import { codeToolDefinition, toCodeToolResult, visibleCodeTools } from './code-tool.ts';
-import { EXECUTE_TOOL, executeTool, toExecuteResult } from './execute-tool.ts';
+import { EXECUTE_TOOL, executeTool, toExecuteResult, toExecuteRunning } from './execute-tool.ts';
 import { RECONNECTION_PROBE_TOOL, reconnectionProbe } from './reconnection-probe.ts';
 import type { ToolsCallParams } from './tools-call.ts';
 import { visibleServers } from './visible-servers.ts';
@@ -56,6 +69,8 @@ export interface DialectCall {
   signal?: AbortSignal;
   /** Closes the call's SSE stream (a 2025 Streamable HTTP session with an event store). */
   closeSSEStream?: () => void;
+  /** Progress notifications on the request (it carried a progressToken). */
+  progress?: (message: string) => void;
 }
 
 /** The tools `caller` sees on `dialect`, in a stable order (code_execution or execute first, code tools by name). */
@@ -80,30 +95,55 @@ export async function callDialectTool(
   params: ToolsCallParams,
   call: DialectCall,
 ): Promise<CallToolResult> {
-  const { caller, channel, signal } = call;
+  const { caller, channel, signal, progress } = call;
+  const request: RunCallRequest = { channel, signal, progress };
+  const args = params.arguments;
   if (dialect === 'codemode') {
     if (params.name !== EXECUTE_TOOL)
       throw new RpcError(TOOL_NOT_FOUND, `Tool '${params.name}' not found`, TOOL_NOT_FOUND_DATA);
     // Code mode's refusals (too many executions, invalid arguments) throw an RpcError too.
-    const outcome = await runtime.execute.execute(params.arguments, caller, { channel, signal });
-    return toExecuteResult(outcome);
+    const answer = continuesRun(args)
+      ? await continueRun(runtime, args, 'execute', caller, request)
+      : await startExecute(runtime, args, caller, request);
+    return toolResultOf(answer, 'execute');
   }
   if (params.name === RECONNECTION_PROBE_TOOL) return reconnectionProbe(call);
   if (params.name === CODE_EXECUTION_TOOL) {
-    const result = await runtime.service.execute(params.arguments, caller, { channel, signal });
-    return toCallToolResult(result);
+    const answer = continuesRun(args)
+      ? await continueRun(runtime, args, 'code_execution', caller, request)
+      : await startCodeExecution(runtime, args, caller, request);
+    return toolResultOf(answer, 'code_execution');
   }
   const codeTool = runtime.codeTools?.find(params.name);
   // A disabled feature answers FEATURE_DISABLED for a tool that exists, as code_execution does.
   if (codeTool && (caller.kind === 'admin' || caller.codeTools?.includes(codeTool.name))) {
-    const result = await runtime.service.runCodeTool(codeTool, params.arguments, caller, {
-      channel,
-      signal,
-    });
-    return toCodeToolResult(result);
+    return toolResultOf(await startCodeTool(runtime, codeTool, args, caller, request), 'code_tool');
   }
   throw new RpcError(
     INVALID_PARAMS,
     `Tool '${params.name}' not found; codemux offers ${CODE_EXECUTION_TOOL} and the code tools tools/list shows`,
   );
+}
+
+/**
+ * A run's answer as the tools/call result of the tool that was called: a run's end in its own
+ * dialect (the result a run that never yielded gives), running in the tool's own shape, a
+ * refused continue in the called tool's error shape.
+ */
+function toolResultOf(answer: RunCallAnswer, called: RunKind): CallToolResult {
+  if (answer.state === 'refused') {
+    return called === 'execute'
+      ? toExecuteResult(executeRefusal(answer.error))
+      : toCallToolResult(refusedResult(answer.error));
+  }
+  if (answer.state === 'running') {
+    return answer.kind === 'execute'
+      ? toExecuteRunning(answer.snapshot)
+      : toRunningResult(answer.snapshot);
+  }
+  if ('thrown' in answer.end) throw answer.end.thrown;
+  const result = answer.end.result;
+  if (answer.kind === 'execute') return toExecuteResult(result as ExecuteOutcome);
+  if (answer.kind === 'code_tool') return toCodeToolResult(result as ExecutionResult);
+  return toCallToolResult(result as ExecutionResult);
 }

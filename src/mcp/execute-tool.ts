@@ -1,6 +1,6 @@
 /** @module The `execute` tool of code mode: its definition and its tools/call result. */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ExecuteOutcome } from '../execution/index.ts';
+import type { ExecuteOutcome, RunSnapshot } from '../execution/index.ts';
 
 export const EXECUTE_TOOL = 'execute';
 
@@ -14,12 +14,20 @@ export const EXECUTE_INPUT_SCHEMA = {
     },
     timeout_ms: {
       type: 'integer',
-      minimum: 1,
+      minimum: 0,
       description:
-        "Wall-clock limit for this run in milliseconds; it can only lower the gateway's execution timeout.",
+        "Wall-clock limit for this run in milliseconds; it can only lower the gateway's execution timeout. With execution_id: how long to wait for the run's result (0-600000).",
+    },
+    execution_id: {
+      type: 'string',
+      description:
+        'Continue a run that answered status "running" (its executionId) instead of sending code: waits for its result.',
+    },
+    cancel: {
+      type: 'boolean',
+      description: 'With execution_id: stop the run (CANCELLED); calls it holds are never sent.',
     },
   },
-  required: ['code'],
   additionalProperties: false,
 } as const;
 
@@ -39,6 +47,38 @@ export function executeTool(disabled?: string): Tool {
       '`console.log` lines come back in logs. No fetch, timers, modules, filesystem or network.',
     ].join('\n'),
     inputSchema: EXECUTE_INPUT_SCHEMA as unknown as Tool['inputSchema'],
+  };
+}
+
+/**
+ * A run of execute that yielded: `{status: "running", result: null, error: null, diagnostics:
+ * [], logs, toolCalls (so far), executionId}`, not an error; the second text says how to go on.
+ */
+export function toExecuteRunning(snapshot: RunSnapshot): CallToolResult {
+  const id = snapshot.execution_id;
+  const running = {
+    status: 'running',
+    result: null,
+    error: null,
+    diagnostics: [],
+    logs: snapshot.logs,
+    toolCalls: snapshot.tool_calls.map((c) => ({
+      tool: `${c.server}.${c.tool}`,
+      ok: c.ok,
+      durationMs: c.duration_ms,
+    })),
+    executionId: id,
+  };
+  return {
+    content: [
+      { type: 'text', text: JSON.stringify(running) },
+      {
+        type: 'text',
+        text: `Still running. Call execute with {"execution_id": "${id}"} to wait for its result (add "timeout_ms", 0-600000, to wait longer or shorter), or with {"execution_id": "${id}", "cancel": true} to stop it.`,
+      },
+    ],
+    structuredContent: running,
+    isError: false,
   };
 }
 

@@ -60,7 +60,12 @@ export function createGenerationServer(
   const elicitationOpen = () => channelOpen(runtime.config(), 'elicitation');
   const call = async (params: ToolsCallParams, channel: CallerChannel, signal?: AbortSignal) => {
     try {
-      return await callDialectTool(runtime, dialect, params, { caller, channel, signal });
+      return await callDialectTool(runtime, dialect, params, {
+        caller,
+        channel,
+        signal,
+        progress: channel.progress,
+      });
     } catch (error) {
       if (error instanceof RpcError) throw new ProtocolError(error.code, error.message, error.data);
       throw error;

@@ -33,11 +33,13 @@ export function createDialectServer(
   const elicitationOpen = () => channelOpen(runtime.config(), 'elicitation');
   onToolsCall(server, async (params, extra) => {
     try {
+      const channel = mcpApprovalChannel(server, extra, approvalTimeout, elicitationOpen);
       return await callDialectTool(runtime, dialect, params, {
         caller: callerOf(extra),
-        channel: mcpApprovalChannel(server, extra, approvalTimeout, elicitationOpen),
+        channel,
         signal: extra.signal,
         closeSSEStream: extra.closeSSEStream,
+        progress: channel.progress,
       });
     } catch (error) {
       if (error instanceof RpcError) throw new McpError(error.code, error.message);

@@ -31,5 +31,9 @@ export interface SandboxExecutor {
   start(): Promise<void>;
   /** Ends every run still going with EXECUTION_FAILED and `reason` (default: the gateway is stopping). */
   stop(reason?: string): Promise<void>;
-  run(job: JobSpec, bridge: JobBridge): Promise<JobOutcome>;
+  /**
+   * Runs one job. When `signal` aborts, the run ends at once with CANCELLED and the abort's
+   * reason as its message (its worker is stopped, a queued job leaves the queue).
+   */
+  run(job: JobSpec, bridge: JobBridge, signal?: AbortSignal): Promise<JobOutcome>;
 }

@@ -4,6 +4,7 @@
  * terminated by a watchdog when the guest is stuck in a builtin that ignores the interrupt.
  */
 import { MessageChannel, type MessagePort, Worker } from 'node:worker_threads';
+import { cancelledOutcome } from './cancelled-outcome.ts';
 import type { BridgeReply, JobBridge } from './executor.ts';
 import { HeldClock } from './held-clock.ts';
 import {
@@ -145,10 +146,23 @@ export class PoolWorker {
     return this.running?.clock.held ?? false;
   }
 
-  /** Runs one job; resolves when the worker reports, or with TIMEOUT when the watchdog fires. */
-  run(job: JobSpec, bridge: JobBridge): Promise<JobOutcome> {
+  /**
+   * Runs one job; resolves when the worker reports, with TIMEOUT when the watchdog fires, or
+   * with CANCELLED when `signal` aborts (the thread is stopped at once: its CPU is freed).
+   */
+  run(job: JobSpec, bridge: JobBridge, signal?: AbortSignal): Promise<JobOutcome> {
     const execId = this.nextExecId++;
-    return new Promise((resolve) => {
+    if (signal?.aborted) {
+      this.reserved = false;
+      return Promise.resolve(cancelledOutcome(signal));
+    }
+    const onAbort = () => {
+      if (this.running?.execId !== execId) return;
+      this.finish(execId, cancelledOutcome(signal!));
+      void this.terminate();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return new Promise<JobOutcome>((resolve) => {
       const clock: HeldClock = new HeldClock((count, before) => this.onClock(clock, count, before));
       const running: Running = {
         execId,
@@ -176,7 +190,7 @@ export class PoolWorker {
       Atomics.store(this.signal, SIGNAL.heldMs, 0);
       Atomics.store(this.signal, SIGNAL.prepared, 0);
       this.worker.postMessage({ type: 'execute', execId, job });
-    });
+    }).finally(() => signal?.removeEventListener('abort', onAbort));
   }
 
   private finish(execId: number, outcome: JobOutcome): void {

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import { cancelledOutcome } from './cancelled-outcome.ts';
 import type { JobBridge, SandboxExecutor } from './executor.ts';
 import { type EngineOptions, PoolWorker } from './pool-worker.ts';
 import type { JobOutcome, JobSpec, WasmBuild } from './protocol.ts';
@@ -30,6 +31,9 @@ interface Waiting {
   bridge: JobBridge;
   resolve: (outcome: JobOutcome) => void;
   timer: NodeJS.Timeout;
+  signal?: AbortSignal;
+  /** Takes the job out of the queue when its signal aborts before a worker took it. */
+  onAbort?: () => void;
 }
 
 let compiled: Promise<WasmBuild> | undefined;
@@ -87,7 +91,8 @@ export class SandboxPool implements SandboxExecutor {
     this.dispatch();
   }
 
-  async run(job: JobSpec, bridge: JobBridge): Promise<JobOutcome> {
+  async run(job: JobSpec, bridge: JobBridge, signal?: AbortSignal): Promise<JobOutcome> {
+    if (signal?.aborted) return cancelledOutcome(signal);
     if (this.stopped) {
       return {
         ok: false,
@@ -108,7 +113,19 @@ export class SandboxPool implements SandboxExecutor {
         },
         Math.max(0, job.limits.deadlineMs - Date.now()),
       );
-      this.queue.push({ job, bridge, resolve, timer });
+      const waiting: Waiting = { job, bridge, resolve, timer };
+      if (signal) {
+        waiting.signal = signal;
+        waiting.onAbort = () => {
+          const at = this.queue.indexOf(waiting);
+          if (at < 0) return;
+          this.queue.splice(at, 1);
+          clearTimeout(timer);
+          resolve(cancelledOutcome(signal));
+        };
+        signal.addEventListener('abort', waiting.onAbort, { once: true });
+      }
+      this.queue.push(waiting);
       this.dispatch();
     });
   }
@@ -154,6 +171,7 @@ export class SandboxPool implements SandboxExecutor {
       if (!worker) return;
       const waiting = this.queue.shift()!;
       clearTimeout(waiting.timer);
+      if (waiting.onAbort) waiting.signal?.removeEventListener('abort', waiting.onAbort);
       worker.ready.then(
         () => this.runOn(worker, waiting),
         (error: unknown) =>
@@ -171,7 +189,7 @@ export class SandboxPool implements SandboxExecutor {
   }
 
   private runOn(worker: PoolWorker, waiting: Waiting): void {
-    worker.run(waiting.job, waiting.bridge).then((outcome) => {
+    worker.run(waiting.job, waiting.bridge, waiting.signal).then((outcome) => {
       waiting.resolve(outcome);
       this.dispatch();
       this.retireSpares();

@@ -101,6 +101,8 @@ export interface GuestError {
     | 'RESOURCE_LIMIT_EXCEEDED'
     /** `globalsJson` did not parse in the guest ('out of memory' or 'stack overflow'); nothing ran. */
     | 'GLOBALS_TOO_LARGE'
+    /** The host's signal aborted the run (its worker was stopped); the message is the reason. */
+    | 'CANCELLED'
     | 'EXECUTION_FAILED';
   message: string;
   stack?: string;

@@ -27,8 +27,8 @@ export interface RunFacts {
 }
 
 /** A new execution's facts: its record's id and start, before anything can fail. */
-export function newRunFacts(surface: ActivitySurface, caller: Caller): RunFacts {
-  return { id: sortableId(), surface, caller, startedAt: Date.now() };
+export function newRunFacts(surface: ActivitySurface, caller: Caller, id?: string): RunFacts {
+  return { id: id ?? sortableId(), surface, caller, startedAt: Date.now() };
 }
 
 /**

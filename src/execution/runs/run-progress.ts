@@ -1,0 +1,68 @@
+/**
+ * @module Progress for a request that waits on a run (it carries a progressToken): a line at
+ * least every 10 s and on each new console line or approval awaited, at most two a second,
+ * naming the approval awaited or the last console line.
+ */
+import type { LiveRun } from './live-run.ts';
+
+/** The longest a waiting request goes without a progress line. */
+export const PROGRESS_HEARTBEAT_MS = 10_000;
+/** The shortest time between two progress lines (two a second). */
+export const PROGRESS_MIN_GAP_MS = 500;
+
+/** What a waiter is told of `run` now. */
+export function progressLine(run: LiveRun): string {
+  const awaited = [...run.waitingFor.values()][0];
+  if (awaited) {
+    return `waiting for approval ${awaited.approval_id} of ${awaited.server}.${awaited.tool}: decide with \`codemux approvals approve ${awaited.approval_id}\` or on the dashboard's Approvals page`;
+  }
+  const line = run.lastLog;
+  if (line !== undefined) return `still running: ${line}`;
+  return `still running (${Math.round((Date.now() - run.startedAt) / 1000)} s)`;
+}
+
+/**
+ * Sends `progress` lines about `run` until the returned stop is called (or the run ends); the
+ * first at once when `atOnce` (a wait on a run already going), else after an event or 10 s.
+ */
+export function followProgress(
+  run: LiveRun,
+  progress: (message: string) => void,
+  atOnce: boolean,
+): () => void {
+  let last = Date.now();
+  let pending: NodeJS.Timeout | undefined;
+  let beat: NodeJS.Timeout | undefined;
+  const send = () => {
+    clearTimeout(pending);
+    pending = undefined;
+    if (run.done) return;
+    last = Date.now();
+    progress(progressLine(run));
+    clearTimeout(beat);
+    beat = setTimeout(send, PROGRESS_HEARTBEAT_MS);
+    beat.unref();
+  };
+  const soon = () => {
+    if (pending) return;
+    const gap = last + PROGRESS_MIN_GAP_MS - Date.now();
+    if (gap <= 0) send();
+    else pending = setTimeout(send, gap);
+  };
+  const unlisten = run.on((event) => {
+    if (event === 'end') stop();
+    else soon();
+  });
+  function stop() {
+    clearTimeout(beat);
+    clearTimeout(pending);
+    unlisten();
+  }
+  if (atOnce) send();
+  else {
+    last = 0;
+    beat = setTimeout(send, PROGRESS_HEARTBEAT_MS);
+    beat.unref();
+  }
+  return stop;
+}

@@ -1,0 +1,272 @@
+/**
+ * @module The runs alive on this instance and the answers of those that yielded: a run is
+ * started by its request and answered `running` once `code_execution_yield_ms` pass without
+ * an end; whoever started it (or the admin) waits on it, or cancels it, by its id. A run that
+ * never yields costs one map entry while it runs and nothing after. Runs owned by another
+ * instance of a cluster are reached through `SharedRuns` (the store).
+ */
+import { DEFAULT_YIELD_MS } from '../../config/defaults.ts';
+import type { ResolvedConfig } from '../../config/index.ts';
+import { sortableId } from '../../util/sortable-id.ts';
+import { callerLabel } from '../activity/entry.ts';
+import type { Caller, ErrorBody } from '../types.ts';
+import { LiveRun, type RunEnd, type RunKind, type RunSnapshot } from './live-run.ts';
+import { followProgress } from './run-progress.ts';
+
+/** Where a run stands for the request that asked: its end, or running still. */
+export type RunAnswer<T> =
+  | { state: 'ended'; end: RunEnd<T>; snapshot: RunSnapshot }
+  | { state: 'running'; snapshot: RunSnapshot };
+
+/** What a request to continue a run gets: where it stands, or why it may not continue it. */
+export type ResumeAnswer<T> = RunAnswer<T> | { state: 'refused'; error: ErrorBody };
+
+/** How long a cancel waits for the run's CANCELLED end before answering `running`. */
+const CANCEL_WAIT_MS = 5_000;
+
+/** What the request waiting on a run brings. */
+export interface RunRequest {
+  /** The waiting request's own signal: when it aborts, the wait ends (the run goes on, once yielded). */
+  signal?: AbortSignal;
+  /** Progress notifications on the waiting request (it carried a progressToken). */
+  progress?: (message: string) => void;
+}
+
+/** Runs of other instances of a cluster, through the store (absent: this instance's only). */
+export interface SharedRuns {
+  /** A run yielded here: others may now find it. */
+  published(run: LiveRun): void;
+  /** A published run ended here. */
+  ended(run: LiveRun): void;
+  /** A run of another instance that `owner` may see (undefined: none). */
+  wait<T>(
+    id: string,
+    owner: string | undefined,
+    waitMs: number,
+    request: RunRequest,
+  ): Promise<RunAnswer<T> | undefined>;
+  /** Asks the owning instance to cancel; false when no such run is alive. */
+  cancel(id: string, owner: string | undefined, reason: string): Promise<boolean>;
+  /** The runs of other instances `owner` may see (undefined: all). */
+  list(owner: string | undefined): Promise<RunSnapshot[]>;
+}
+
+export interface RunsDeps {
+  config: () => ResolvedConfig;
+  instanceId: () => string;
+  shared?: SharedRuns;
+}
+
+/** The refusal when `code_execution_max_running` runs are alive. */
+function tooMany(max: number): ErrorBody {
+  return {
+    code: 'QUEUE_FULL',
+    message: `${max} runs are alive on this gateway (code_execution_max_running); wait for one to end (codemux executions list) or raise the setting, then call again`,
+  };
+}
+
+export class Runs {
+  private readonly runs = new Map<string, LiveRun>();
+  private alive = 0;
+
+  constructor(private readonly deps: RunsDeps) {}
+
+  /** The key of a caller's runs (the same token), or undefined for the admin, who sees all. */
+  static ownerOf(caller: Caller): string | undefined {
+    return caller.kind === 'admin' ? undefined : callerLabel(caller);
+  }
+
+  /** A continue's wait when it names none: code_execution_yield_ms (30 s when yielding is off). */
+  get defaultWaitMs(): number {
+    return this.deps.config().codeExecution.yieldMs || DEFAULT_YIELD_MS;
+  }
+
+  /** Runs alive on this instance, yielded ones included. */
+  get running(): number {
+    return this.alive;
+  }
+
+  /**
+   * Starts `body` as a run of `caller` and waits up to code_execution_yield_ms for its end.
+   * The body gets the run (its id, signal and refusal when over code_execution_max_running).
+   */
+  async start<T>(
+    kind: RunKind,
+    caller: Caller,
+    request: RunRequest,
+    body: (run: LiveRun<T>) => Promise<T>,
+    tool?: string,
+  ): Promise<RunAnswer<T>> {
+    const config = this.deps.config();
+    const run = new LiveRun<T>(
+      sortableId(),
+      kind,
+      callerLabel(caller),
+      this.deps.instanceId(),
+      request.signal,
+      tool,
+    );
+    if (this.alive >= config.codeExecution.maxRunning) {
+      run.refusal = tooMany(config.codeExecution.maxRunning);
+    } else {
+      this.alive++;
+      this.runs.set(run.id, run as LiveRun);
+    }
+    void body(run).then(
+      (result) => this.ended(run, { result }),
+      (thrown: unknown) => this.ended(run, { thrown }),
+    );
+    const yieldMs = config.codeExecution.yieldMs;
+    let answer = await this.waitOn(run, yieldMs === 0 ? undefined : yieldMs, request, false);
+    // A cancelled request cancelled its run: it ends at once, and never yields.
+    if (answer.state === 'running' && request.signal?.aborted)
+      answer = await this.waitOn(run, undefined, {}, false);
+    if (answer.state === 'running') {
+      run.markYielded();
+      this.deps.shared?.published(run as LiveRun);
+    }
+    return answer;
+  }
+
+  private ended<T>(run: LiveRun<T>, end: RunEnd<T>): void {
+    if (this.runs.get(run.id) === run) this.alive--;
+    run.finish(end);
+    if (!run.yielded) {
+      this.runs.delete(run.id);
+      return;
+    }
+    this.deps.shared?.ended(run as LiveRun);
+    const ttl = this.deps.config().codeExecution.resultTtlMs;
+    setTimeout(() => this.runs.delete(run.id), ttl).unref();
+  }
+
+  /** The run `id` of this instance that `caller` may see, or undefined. */
+  private find(id: string, caller: Caller): LiveRun | undefined {
+    const run = this.runs.get(id);
+    if (!run?.yielded) return undefined;
+    const owner = Runs.ownerOf(caller);
+    return owner === undefined || run.owner === owner ? run : undefined;
+  }
+
+  /**
+   * Waits up to `waitMs` on run `id` of `caller` (cancelling it first when `cancel`): its end,
+   * running still, or refused: EXECUTION_NOT_FOUND when the caller may see no such run,
+   * INVALID_REQUEST when `cancel` names a run that already ended (its answer stays readable).
+   */
+  async resume<T>(
+    id: string,
+    caller: Caller,
+    options: { waitMs: number; cancel?: boolean },
+    request: RunRequest,
+  ): Promise<ResumeAnswer<T>> {
+    const owner = Runs.ownerOf(caller);
+    const by = `cancelled by ${callerLabel(caller)}`;
+    const run = this.find(id, caller) as LiveRun<T> | undefined;
+    let answer: RunAnswer<T> | undefined;
+    if (run) {
+      if (options.cancel) {
+        if (run.done) return { state: 'refused', error: alreadyEnded(id) };
+        run.cancel(by);
+      }
+      answer = await this.waitOn(
+        run,
+        options.cancel ? CANCEL_WAIT_MS : options.waitMs,
+        request,
+        true,
+      );
+    } else if (this.deps.shared) {
+      const shared = this.deps.shared;
+      if (options.cancel && !(await shared.cancel(id, owner, by))) {
+        const found = await shared.wait<T>(id, owner, 0, request);
+        if (found?.state === 'ended') return { state: 'refused', error: alreadyEnded(id) };
+        answer = found;
+      } else {
+        answer = await shared.wait<T>(
+          id,
+          owner,
+          options.cancel ? CANCEL_WAIT_MS : options.waitMs,
+          request,
+        );
+      }
+    }
+    if (!answer) return { state: 'refused', error: notFound(id, this.deps.config()) };
+    return answer;
+  }
+
+  /** Cancels run `id` here (a cancel from another instance reached its owner). */
+  cancelHere(id: string, reason: string): boolean {
+    const run = this.runs.get(id);
+    if (!run || run.done) return false;
+    run.cancel(reason);
+    return true;
+  }
+
+  /** The runs `caller` may see, on this instance and (with a store) the others. */
+  async list(caller: Caller, status?: 'running' | 'done'): Promise<RunSnapshot[]> {
+    const owner = Runs.ownerOf(caller);
+    const here = [...this.runs.values()]
+      .filter((run) => run.yielded && (owner === undefined || run.owner === owner))
+      .map((run) => run.snapshot());
+    const there = (await this.deps.shared?.list(owner)) ?? [];
+    const seen = new Set(here.map((s) => s.execution_id));
+    return [...here, ...there.filter((s) => !seen.has(s.execution_id))]
+      .filter((s) => status === undefined || s.status === status)
+      .sort((a, b) => (a.execution_id < b.execution_id ? 1 : -1));
+  }
+
+  /** Every live run of this instance (for a shared store's heartbeat and cancel polling). */
+  liveRuns(): LiveRun[] {
+    return [...this.runs.values()].filter((run) => run.yielded && !run.done);
+  }
+
+  /** Waits on `run` until it ends, `waitMs` pass (undefined: no limit) or the request aborts. */
+  private async waitOn<T>(
+    run: LiveRun<T>,
+    waitMs: number | undefined,
+    request: RunRequest,
+    atOnce: boolean,
+  ): Promise<RunAnswer<T>> {
+    if (!run.end) {
+      const stopProgress = request.progress
+        ? followProgress(run as LiveRun, request.progress, atOnce)
+        : undefined;
+      try {
+        await waitFor(run.ended, waitMs, request.signal);
+      } finally {
+        stopProgress?.();
+      }
+    }
+    const snapshot = run.snapshot();
+    return run.end ? { state: 'ended', end: run.end, snapshot } : { state: 'running', snapshot };
+  }
+}
+
+/** EXECUTION_NOT_FOUND, naming the field and what may be wrong with it. */
+function notFound(id: string, config: ResolvedConfig): ErrorBody {
+  return {
+    code: 'EXECUTION_NOT_FOUND',
+    message: `execution_id "${id}" names no run you may continue: it is unknown, was started by another token, or ended more than ${config.codeExecution.resultTtlMs} ms ago (code_execution_result_ttl_ms); start the program again`,
+  };
+}
+
+/** A cancel of a run that had already ended: refused, its answer kept. */
+function alreadyEnded(id: string): ErrorBody {
+  return {
+    code: 'INVALID_REQUEST',
+    message: `cancel: execution ${id} already ended, so there is nothing to cancel; its answer is kept: continue with {"execution_id": "${id}"} without cancel to read it`,
+  };
+}
+
+/** Waits for `promise`, at most `ms` (undefined: no limit), or until `signal` aborts. */
+function waitFor(promise: Promise<unknown>, ms: number | undefined, signal?: AbortSignal) {
+  return new Promise<void>((resolve) => {
+    const timer = ms === undefined ? undefined : setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+    void promise.then(done);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
