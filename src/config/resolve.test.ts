@@ -22,6 +22,9 @@ describe('resolveConfig', () => {
       maxHostCalls: 10000,
       typecheck: 'warn',
       typecheckWaitMs: 5000,
+      yieldMs: 30000,
+      resultTtlMs: 3600000,
+      maxRunning: 100,
     });
     expect(config.shutdownGraceMs).toBe(5000);
     expect(config.databaseUrl).toBeUndefined();

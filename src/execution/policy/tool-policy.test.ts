@@ -178,12 +178,12 @@ describe('tool_policy in the config', () => {
     [
       { tool_policy: { approval_timeout_ms: 999 } },
       'tool_policy.approval_timeout_ms',
-      'from 1000 to 3600000',
+      'from 1000 to 86400000',
     ],
     [
-      { tool_policy: { approval_timeout_ms: 3_600_001 } },
+      { tool_policy: { approval_timeout_ms: 86_400_001 } },
       'tool_policy.approval_timeout_ms',
-      'from 1000 to 3600000',
+      'from 1000 to 86400000',
     ],
     [{ tool_policy: { rules: {} } }, 'tool_policy.rules', 'must be an array'],
     [

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SERVERS, settle } from '../../../test/helpers.ts';
 import { resolveConfig } from '../../config/index.ts';
 import { silentLogger } from '../../util/logger.ts';
@@ -29,6 +29,15 @@ afterAll(async () => {
   await runtime.stop();
 });
 
+// A test that failed midway leaves no run alive to count against the next one's bound.
+afterEach(async () => {
+  for (const run of runtime.runs.liveRuns()) run.cancel('the test ended');
+  await settle(
+    async () => runtime.runs.running,
+    (n) => n === 0,
+  );
+});
+
 const start = (code: string, caller: Caller = AGENT, signal?: AbortSignal) =>
   startCodeExecution(runtime, { code }, caller, { signal });
 const resume = (args: Record<string, unknown>, caller: Caller = AGENT) =>
@@ -48,6 +57,18 @@ function running(answer: RunCallAnswer) {
 /** A program that waits on an approval of fixture.fail, logging first. */
 const HELD = `console.log('before'); const r = call_tool('fixture', 'fail', {message: 'x'}); r.ok ? 'sent' : r.error.code`;
 
+/**
+ * Starts HELD and waits until its run waits on its approval: the yield comes after
+ * code_execution_yield_ms whatever the run reached, so a loaded machine may yield earlier.
+ */
+async function heldRun(caller: Caller = AGENT, signal?: AbortSignal) {
+  const first = running(await start(HELD, caller, signal));
+  return settle(
+    async () => running(await resume({ execution_id: first.execution_id, wait_ms: 0 }, caller)),
+    (snapshot) => snapshot.waiting_for.length > 0,
+  );
+}
+
 /** The runner's pending approvals. */
 async function pending() {
   return (await runtime.approvals.list('pending')).filter((a) => a.caller === 'token:runner');
@@ -60,7 +81,7 @@ describe('runs that outlive their request', () => {
   });
 
   it('yields a held run naming its approval, and a wait returns the final answer', async () => {
-    const first = running(await start(HELD));
+    const first = await heldRun();
     expect(first.logs).toEqual(['before']);
     expect(first.waiting_for).toEqual([
       { approval_id: expect.any(String), server: 'fixture', tool: 'fail' },
@@ -78,7 +99,7 @@ describe('runs that outlive their request', () => {
   });
 
   it('cancels a run: CANCELLED naming who, its approval expired, nothing sent', async () => {
-    const first = running(await start(HELD));
+    const first = await heldRun();
     const approvalId = first.waiting_for[0]!.approval_id;
     const final = ended(await resume({ execution_id: first.execution_id, cancel: true }));
     expect(final.envelope).toMatchObject({
@@ -109,7 +130,7 @@ describe('runs that outlive their request', () => {
   });
 
   it('refuses another token, unknown ids and bad continues, naming the field', async () => {
-    const first = running(await start(HELD));
+    const first = await heldRun();
     const id = first.execution_id;
     expect(await resume({ execution_id: id }, OTHER)).toMatchObject({
       state: 'refused',
@@ -141,7 +162,7 @@ describe('runs that outlive their request', () => {
     expect(await settle(pending, (list) => list.length === 0)).toEqual([]);
 
     const later = new AbortController();
-    const first = running(await start(HELD, AGENT, later.signal));
+    const first = await heldRun(AGENT, later.signal);
     later.abort('the client gave up');
     const still = running(await resume({ execution_id: first.execution_id, wait_ms: 0 }));
     expect(still.waiting_for).toHaveLength(1);
@@ -169,7 +190,19 @@ describe('runs that outlive their request', () => {
       AGENT,
       {},
     );
-    const snapshot = running(answer);
+    const snapshot = await settle(
+      async () =>
+        running(
+          await continueRun(
+            runtime,
+            { execution_id: running(answer).execution_id, timeout_ms: 0 },
+            'execute',
+            AGENT,
+            {},
+          ),
+        ),
+      (s) => s.waiting_for.length > 0,
+    );
     const approvalId = snapshot.waiting_for[0]!.approval_id;
     await runtime.approvals.decide(approvalId, 'deny', 'admin');
     const final = await continueRun(
