@@ -10,6 +10,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttp,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -310,5 +314,40 @@ describe('a run that outlives its request', () => {
     // The code tool's own answer: the string value as the text.
     expect(final.content).toEqual([{ type: 'text', text: `wiped ${marker}` }]);
     expect(arrived().slice(before)).toEqual(['wipe']);
+  });
+
+  it('a 2026-07-28 client (2.x SDK) gets the same running answer and continues', async () => {
+    const client = new ModernClient(
+      { name: 'modern-agent', version: '1' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(new ModernHttp(new URL(`${g.url}/mcp`)));
+    try {
+      const marker = '/modern';
+      const before = arrived().length;
+      const running = first(
+        await client.callTool({ name: 'code_execution', arguments: { code: program(marker) } }),
+      );
+      expect(running).toMatchObject({ ok: true, status: 'running' });
+      const held = await settle(
+        async () =>
+          first(
+            await client.callTool({
+              name: 'code_execution',
+              arguments: { execution_id: running.execution_id, wait_ms: 0 },
+            }),
+          ),
+        (a: Json) => (a.waiting_for ?? []).length > 0,
+      );
+      await g.rest('POST', `/api/v1/approvals/${held.waiting_for[0].approval_id}/approve`, {});
+      const final = await client.callTool({
+        name: 'code_execution',
+        arguments: { execution_id: running.execution_id, wait_ms: 60_000 },
+      });
+      expect(first(final)).toMatchObject({ ok: true, value: 'wiped' });
+      expect(arrived().slice(before)).toEqual(['wipe']);
+    } finally {
+      await client.close();
+    }
   });
 });
