@@ -121,6 +121,7 @@ const GUIDE = [
   'Sandbox: `input`; `call_tool(server, tool, args)` sync -> {ok, result} | {ok:false, error:{code, message}}; `call_tools([{server, tool, args}], {max_parallel})` parallel, one envelope each, in order; `await tools.<server>.<tool>(args)` -> {ok, data} | {ok:false, error}; `console.log` -> logs.',
   'Value: last statement or top-level `return`; top-level `await` works; must be JSON. No require/import/fetch/timers/fs.',
   'Discover: `await catalog.tools.search({query})`, `catalog.tools.describe({namespace, name})` (schemas + TypeScript), `catalog.namespaces.list()`, `catalog.toolkits.list()`.',
+  'Long runs: an answer with status "running" (waiting for an approval, say) carries execution_id; call again with {execution_id} (optional wait_ms) to wait for the result, or {execution_id, cancel: true} to stop it.',
 ].join('\n');
 
 /** About 4 characters a token: the budget's unit. */
