@@ -29,6 +29,11 @@ export interface UiDeps {
   assets?: UiAssets;
   /** Approvals pending on this gateway, shown on the navigation's "Approvals" link. */
   pendingApprovals?: () => number;
+  /**
+   * Why the dashboard may not decide approvals (tool_policy.approval_channels leaves out
+   * "dashboard"; read at each page: hot-reloaded), or undefined when it may.
+   */
+  decideRefusal?: () => string | undefined;
 }
 
 const AGENT_REFUSED =
@@ -185,7 +190,12 @@ export function uiRoutes(deps: UiDeps): Hono {
       { id },
     );
   });
-  ui.get('/approvals', (c) => render(c, 'Approvals', 'approvals', <ApprovalsBody />, 'approvals'));
+  ui.get('/approvals', (c) => {
+    const closed = deps.decideRefusal?.();
+    return render(c, 'Approvals', 'approvals', <ApprovalsBody closed={closed} />, 'approvals', {
+      decide: closed === undefined ? 'on' : 'off',
+    });
+  });
   ui.get('/tokens', (c) => render(c, 'Tokens', 'tokens', <TokensBody />, 'tokens'));
   ui.get('/scripts', (c) => render(c, 'Scripts', 'scripts', <ScriptsBody />, 'scripts'));
   ui.get('/scripts/:name', (c) => {
