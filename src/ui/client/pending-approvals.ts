@@ -13,6 +13,9 @@ export interface PendingApproval {
   created_at: string;
 }
 
+/** The id of an approval's row on the Approvals page: `/ui/approvals#approval-ID` links to it. */
+export const approvalAnchor = (id: string): string => `approval-${id}`;
+
 /**
  * Until the returned stop is called (or `onItems` returns true), hands `onItems` the pending
  * approvals once a second.

@@ -9,6 +9,7 @@
 import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say, when } from '../dom.ts';
 import { outputBlock } from '../output.ts';
+import { approvalAnchor } from '../pending-approvals.ts';
 
 interface Approval {
   id: string;
@@ -131,7 +132,12 @@ export async function approvalsPage(main: HTMLElement): Promise<void> {
   const row = (a: Approval) =>
     h(
       'tr',
-      { 'data-id': a.id, 'data-status': a.status },
+      {
+        id: approvalAnchor(a.id),
+        class: location.hash === `#${approvalAnchor(a.id)}` ? 'linked' : undefined,
+        'data-id': a.id,
+        'data-status': a.status,
+      },
       h('td', {}, when(a.created_at)),
       h('td', {}, a.server),
       h('th', { scope: 'row' }, a.tool),
@@ -233,6 +239,8 @@ export async function approvalsPage(main: HTMLElement): Promise<void> {
     connected = true;
   });
   await load();
+  // A link to one approval (the Playground's, /ui/approvals#approval-ID): its row, in view.
+  document.querySelector('tr.linked')?.scrollIntoView({ block: 'center' });
 
   window.setInterval(() => {
     for (const cell of document.querySelectorAll<HTMLElement>('td[data-expires]')) {

@@ -2,7 +2,7 @@
 import { api, errorText, seg } from '../api.ts';
 import { byId, h, say } from '../dom.ts';
 import { codeEditor } from '../editor.ts';
-import { watchPendingApprovals } from '../pending-approvals.ts';
+import { approvalAnchor, watchPendingApprovals } from '../pending-approvals.ts';
 import { parseJsonField, showRun } from '../run-result.ts';
 
 const SAMPLE = `// Upstream tools: call_tool(server, tool, args), or await tools.<server>.<tool>(args)
@@ -31,7 +31,7 @@ async function loadRecord(id: string, editor: { set(code: string): void }): Prom
 
 /**
  * Until the returned stop is called, shows in `result` each approval the admin's runs started
- * since now wait on, with a link to the Approvals page: a held call never looks like a hang.
+ * since now wait on, with a link to its row on the Approvals page: a held call never looks like a hang.
  */
 function watchHeld(result: HTMLElement): () => void {
   const since = new Date().toISOString();
@@ -45,7 +45,7 @@ function watchHeld(result: HTMLElement): () => void {
           'p',
           { class: 'waiting' },
           `Waiting for approval ${a.id} of ${a.server}.${a.tool}: decide it on `,
-          h('a', { href: '/ui/approvals' }, 'Approvals'),
+          h('a', { href: `/ui/approvals#${approvalAnchor(a.id)}` }, 'Approvals'),
           ` or with codemux approvals approve ${a.id}.`,
         ),
       );
