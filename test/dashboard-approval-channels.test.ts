@@ -3,7 +3,7 @@
  * item 8), in headless Chromium against a real `codemux serve`: a held call shows without
  * Approve and Deny, and the page says the channel is off and names the setting; a page made
  * while the channel was open drops its buttons at the first refused click after the config
- * closed it.
+ * closed it. The Playground names only the ways to decide that are open.
  */
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -95,6 +95,26 @@ it('shows a held call without Approve and Deny, and says the dashboard channel i
   expect((await gw.rest('POST', `/api/v1/approvals/${id}/deny`)).status).toBe(200);
   await exec;
   await expect.poll(textOf(row), POLL).toContain('denied');
+}, 60_000);
+
+it('the Playground names only the open ways to decide a held run: the CLI, not the dashboard', async () => {
+  await page.goto(`${gw.url}/ui/playground`);
+  await ready();
+  await page
+    .getByRole('textbox', { name: 'Code', exact: true })
+    .fill("call_tool('mut', 'wipe', { path: '/srv/playground' }).ok");
+  await page.getByRole('button', { name: 'Run' }).click();
+  const result = page.getByRole('region', { name: 'Result' });
+  const id = await pendingId('/srv/playground');
+  await expect.poll(textOf(result), POLL).toContain(`Waiting for approval ${id}`);
+  expect(await textOf(result)()).toContain(
+    `Waiting for approval ${id} of mut.wipe: it is shown on Approvals read only (tool_policy.approval_channels leaves out "dashboard"): decide it with codemux approvals approve ${id}.`,
+  );
+  expect(await result.getByRole('link', { name: 'Approvals' }).getAttribute('href')).toBe(
+    `/ui/approvals#approval-${id}`,
+  );
+  expect((await gw.rest('POST', `/api/v1/approvals/${id}/deny`)).status).toBe(200);
+  await expect.poll(textOf(result), POLL).toContain('false');
 }, 60_000);
 
 it('drops the buttons of a page made while the channel was open once a click is refused', async () => {

@@ -194,6 +194,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       isAgentToken: (secret) => auth.tokens.verify(secret) !== undefined,
       sessions: auth.sessions!,
       pendingApprovals: () => runtime.approvals.pendingCount,
+      approvalChannels: () => runtime.config().toolPolicy.approvalChannels,
       decideRefusal: () =>
         channelRefusal('dashboard', runtime.config().toolPolicy.approvalChannels),
     }),

@@ -2,7 +2,7 @@
 import { api, errorText, seg } from '../api.ts';
 import { byId, h, say } from '../dom.ts';
 import { codeEditor } from '../editor.ts';
-import { approvalAnchor, watchPendingApprovals } from '../pending-approvals.ts';
+import { howToDecide, watchPendingApprovals } from '../pending-approvals.ts';
 import { parseJsonField, showRun } from '../run-result.ts';
 
 const SAMPLE = `// Upstream tools: call_tool(server, tool, args), or await tools.<server>.<tool>(args)
@@ -44,9 +44,8 @@ function watchHeld(result: HTMLElement): () => void {
         h(
           'p',
           { class: 'waiting' },
-          `Waiting for approval ${a.id} of ${a.server}.${a.tool}: decide it on `,
-          h('a', { href: `/ui/approvals#${approvalAnchor(a.id)}` }, 'Approvals'),
-          ` or with codemux approvals approve ${a.id}.`,
+          `Waiting for approval ${a.id} of ${a.server}.${a.tool}: `,
+          ...howToDecide(a.id),
         ),
       );
       say(`Waiting for approval of ${a.server}.${a.tool}…`);
