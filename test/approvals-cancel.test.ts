@@ -115,7 +115,9 @@ describe.each(TRANSPORTS)('over %s', (label, transport) => {
       );
       expect(approval).toMatchObject({ status: 'expired', decided_by: 'cancelled' });
       const late = await g.rest('POST', `/api/v1/approvals/${approval.id}/approve`, {});
-      expect([409, 410]).toContain(late.status);
+      // Expired, not decided: 410 with the reason (the call was not sent).
+      expect(late.status).toBe(410);
+      expect(late.json.error.code).toBe('APPROVAL_EXPIRED');
       const record = await runEnded(approval);
       expect(record.status).not.toBe('success');
       expect(arrived().slice(before)).toEqual([]);

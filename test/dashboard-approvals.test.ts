@@ -222,9 +222,19 @@ it('shows a held Playground run as waiting for its approval, with a link to Appr
   const items = (await gw.rest('GET', '/api/v1/approvals?status=pending')).json.items;
   const held = items.find((a: { args?: { path?: string } }) => a.args?.path === '/srv/playground');
   expect(await textOf(result)()).toContain(`Waiting for approval ${held.id} of mut.wipe`);
-  expect(await result.getByRole('link', { name: 'Approvals' }).getAttribute('href')).toBe(
-    '/ui/approvals',
-  );
+  // The link names the approval: its row on the Approvals page, marked.
+  const link = result.getByRole('link', { name: 'Approvals' });
+  expect(await link.getAttribute('href')).toBe(`/ui/approvals#approval-${held.id}`);
+  const approvals = await page.context().newPage();
+  try {
+    await approvals.goto(`${gw.url}${await link.getAttribute('href')}`);
+    await approvals.locator('main[data-ready="true"]').waitFor({ timeout: UI_TIMEOUT_MS });
+    const linked = approvals.locator('tr.linked');
+    expect(await linked.getAttribute('data-id')).toBe(held.id);
+    expect(await textOf(linked)()).toContain('/srv/playground');
+  } finally {
+    await approvals.close();
+  }
   await gw.rest('POST', `/api/v1/approvals/${held.id}/approve`, {});
   await expect.poll(textOf(result), POLL).toContain('true');
 }, 60_000);

@@ -62,7 +62,7 @@ describe('codemux token with the config named by CODEMUX_CONFIG', () => {
       expect(create.stderr).toContain(`Send it as X-API-Key or Authorization: Bearer. ${named}\n`);
       const list = await runCli(['token', 'list'], { env });
       expect(list.stdout).toMatch(/^ci +fixture/m);
-      expect(list.stderr).toBe(`codemux: 1 agent tokens ${named}\n`);
+      expect(list.stderr).toBe(`codemux: 1 agent token ${named}\n`);
       const revoke = await runCli(['token', 'revoke', 'ci'], { env });
       expect(revoke.stdout).toBe(`revoked "ci" ${named}\n`);
       // With --config, the user named the file: no note.

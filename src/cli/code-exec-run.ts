@@ -124,7 +124,7 @@ async function run(flags: ExecFlags): Promise<number> {
     // A call held for approval is named on stderr with how to decide it (never a silent wait).
     const stopWatching = allowsEverything(config.toolPolicy)
       ? () => {}
-      : watchHeld(gateway, process.stderr);
+      : watchHeld(gateway, process.stderr, config.toolPolicy.approvalChannels);
     let body: Record<string, unknown>;
     try {
       ({ body } = await gatewayRequest(gateway, 'POST', '/api/v1/code/exec', {

@@ -108,7 +108,8 @@ export const list = (flags: TokenFlags) =>
         await printJson({ tokens });
         return;
       }
-      if (note) process.stderr.write(`codemux: ${tokens.length} agent tokens${note}\n`);
+      const counted = `${tokens.length} agent token${tokens.length === 1 ? '' : 's'}`;
+      if (note) process.stderr.write(`codemux: ${counted}${note}\n`);
       process.stdout.write(
         renderTable(
           ['NAME', 'SERVERS', 'CODE TOOLS', 'CREATED', 'LAST USED'],

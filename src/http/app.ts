@@ -4,7 +4,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { OAUTH_CALLBACK_PATH } from '../config/defaults.ts';
 import type { ConfigFile } from '../config/index.ts';
-import type { Runtime } from '../execution/index.ts';
+import { channelRefusal, type Runtime } from '../execution/index.ts';
 import { DashboardSessions, uiRoutes } from '../ui/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { activityRoutes } from './activity-routes.ts';
@@ -194,6 +194,9 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       isAgentToken: (secret) => auth.tokens.verify(secret) !== undefined,
       sessions: auth.sessions!,
       pendingApprovals: () => runtime.approvals.pendingCount,
+      approvalChannels: () => runtime.config().toolPolicy.approvalChannels,
+      decideRefusal: () =>
+        channelRefusal('dashboard', runtime.config().toolPolicy.approvalChannels),
     }),
   );
   app.route('/api/v1/tokens', tokenRoutes(runtime, auth.tokens));

@@ -25,12 +25,19 @@ function ApprovalsTable({ label, body }: { label: string; body: string }) {
   );
 }
 
-export function ApprovalsBody() {
+/**
+ * The Approvals page; `closed` says why the dashboard may not decide (tool_policy.approval_channels
+ * leaves it out): then the page shows the calls without Approve and Deny, and says so.
+ */
+export function ApprovalsBody({ closed }: { closed?: string }) {
   return (
     <>
       <h1>Approvals</h1>
       <p class="hint" id="live">
         Calls that tool_policy holds for a person appear here as they are made.
+      </p>
+      <p class="notice" id="channel-off" role="note" hidden={closed === undefined}>
+        {closed === undefined ? '' : `Read only: ${closed}.`}
       </p>
       <section aria-labelledby="pending-title">
         <h2 id="pending-title">Pending</h2>

@@ -29,6 +29,13 @@ export interface UiDeps {
   assets?: UiAssets;
   /** Approvals pending on this gateway, shown on the navigation's "Approvals" link. */
   pendingApprovals?: () => number;
+  /**
+   * Why the dashboard may not decide approvals (tool_policy.approval_channels leaves out
+   * "dashboard"; read at each page: hot-reloaded), or undefined when it may.
+   */
+  decideRefusal?: () => string | undefined;
+  /** tool_policy.approval_channels now: pages that wait on an approval name only the open ways to decide it. */
+  approvalChannels?: () => readonly string[];
 }
 
 const AGENT_REFUSED =
@@ -68,13 +75,21 @@ export function uiRoutes(deps: UiDeps): Hono {
         assets={assets.urls}
         section={section}
         page={page}
-        data={data}
+        data={section === undefined ? data : channelsData(data)}
         pendingApprovals={section === undefined ? 0 : (deps.pendingApprovals?.() ?? 0)}
       >
         {body}
       </Page>,
       status,
     );
+  /**
+   * `data` plus `channels` (space-separated), which the client reads when it says how to
+   * decide; signed-in pages only (the sign-in page tells nothing of the config).
+   */
+  const channelsData = (data: Record<string, string> = {}) => {
+    const channels = deps.approvalChannels?.();
+    return channels === undefined ? data : { channels: channels.join(' '), ...data };
+  };
   const signInPage = (c: Context, error?: string, status: 200 | 401 | 403 = 200) =>
     render(c, 'Sign in', 'sign-in', <SignInBody error={error} />, undefined, undefined, status);
 
@@ -185,7 +200,12 @@ export function uiRoutes(deps: UiDeps): Hono {
       { id },
     );
   });
-  ui.get('/approvals', (c) => render(c, 'Approvals', 'approvals', <ApprovalsBody />, 'approvals'));
+  ui.get('/approvals', (c) => {
+    const closed = deps.decideRefusal?.();
+    return render(c, 'Approvals', 'approvals', <ApprovalsBody closed={closed} />, 'approvals', {
+      decide: closed === undefined ? 'on' : 'off',
+    });
+  });
   ui.get('/tokens', (c) => render(c, 'Tokens', 'tokens', <TokensBody />, 'tokens'));
   ui.get('/scripts', (c) => render(c, 'Scripts', 'scripts', <ScriptsBody />, 'scripts'));
   ui.get('/scripts/:name', (c) => {

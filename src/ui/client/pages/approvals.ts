@@ -2,10 +2,14 @@
  * @module Approvals: calls tool_policy holds (GET /api/v1/approvals), live from the SSE stream,
  * each with "Approve" and "Deny" (POST .../approve, .../deny with the digest of the arguments
  * shown). A decision from anywhere (CLI, REST, another instance) updates its row in place.
+ * When tool_policy.approval_channels leaves out "dashboard" (<main data-decide="off">, or a
+ * decision refused with CHANNEL_DISABLED after a reload of the config), the rows have no
+ * buttons and the page says why.
  */
 import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say, when } from '../dom.ts';
 import { outputBlock } from '../output.ts';
+import { approvalAnchor } from '../pending-approvals.ts';
 
 interface Approval {
   id: string;
@@ -52,7 +56,8 @@ function refusalText(status: number, code: string | undefined, approval?: Approv
   return '';
 }
 
-export async function approvalsPage(): Promise<void> {
+export async function approvalsPage(main: HTMLElement): Promise<void> {
+  let decideOff = main.dataset.decide === 'off';
   const pending = byId('pending');
   const decided = byId('decided');
   const known = new Map<string, Approval>();
@@ -86,6 +91,9 @@ export async function approvalsPage(): Promise<void> {
       upsert(answer.json.approval as Approval);
       return say(`${decision === 'approve' ? 'Approved' : 'Denied'} ${a.server}.${a.tool}.`);
     }
+    if (answer.status === 403 && answer.json?.error?.code === 'CHANNEL_DISABLED') {
+      return closeChannel(String(answer.json.error.message));
+    }
     const current = answer.json?.approval as Approval | undefined;
     const message =
       refusalText(answer.status, answer.json?.error?.code, current) || errorText(answer);
@@ -97,9 +105,19 @@ export async function approvalsPage(): Promise<void> {
     say(message, answer.status !== 409 && answer.status !== 410);
   };
 
+  /** The config closed the dashboard channel since the page was made: no row offers buttons. */
+  const closeChannel = (reason: string) => {
+    decideOff = true;
+    const notice = byId('channel-off');
+    notice.textContent = `Read only: ${reason}.`;
+    notice.hidden = false;
+    for (const a of known.values()) if (a.status === 'pending') upsert(a);
+    say(notice.textContent, true);
+  };
+
   const decisionCell = (a: Approval) => {
     const cell = h('td', { class: 'decision' });
-    if (a.status !== 'pending') return cell;
+    if (a.status !== 'pending' || decideOff) return cell;
     cell.append(
       h('button', { type: 'button', onclick: () => void decide(a, 'approve', cell) }, 'Approve'),
       h(
@@ -114,7 +132,12 @@ export async function approvalsPage(): Promise<void> {
   const row = (a: Approval) =>
     h(
       'tr',
-      { 'data-id': a.id, 'data-status': a.status },
+      {
+        id: approvalAnchor(a.id),
+        class: location.hash === `#${approvalAnchor(a.id)}` ? 'linked' : undefined,
+        'data-id': a.id,
+        'data-status': a.status,
+      },
       h('td', {}, when(a.created_at)),
       h('td', {}, a.server),
       h('th', { scope: 'row' }, a.tool),
@@ -216,6 +239,8 @@ export async function approvalsPage(): Promise<void> {
     connected = true;
   });
   await load();
+  // A link to one approval (the Playground's, /ui/approvals#approval-ID): its row, in view.
+  document.querySelector('tr.linked')?.scrollIntoView({ block: 'center' });
 
   window.setInterval(() => {
     for (const cell of document.querySelectorAll<HTMLElement>('td[data-expires]')) {

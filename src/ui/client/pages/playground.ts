@@ -2,7 +2,7 @@
 import { api, errorText, seg } from '../api.ts';
 import { byId, h, say } from '../dom.ts';
 import { codeEditor } from '../editor.ts';
-import { watchPendingApprovals } from '../pending-approvals.ts';
+import { howToDecide, watchPendingApprovals } from '../pending-approvals.ts';
 import { parseJsonField, showRun } from '../run-result.ts';
 
 const SAMPLE = `// Upstream tools: call_tool(server, tool, args), or await tools.<server>.<tool>(args)
@@ -31,7 +31,7 @@ async function loadRecord(id: string, editor: { set(code: string): void }): Prom
 
 /**
  * Until the returned stop is called, shows in `result` each approval the admin's runs started
- * since now wait on, with a link to the Approvals page: a held call never looks like a hang.
+ * since now wait on, with a link to its row on the Approvals page: a held call never looks like a hang.
  */
 function watchHeld(result: HTMLElement): () => void {
   const since = new Date().toISOString();
@@ -44,9 +44,8 @@ function watchHeld(result: HTMLElement): () => void {
         h(
           'p',
           { class: 'waiting' },
-          `Waiting for approval ${a.id} of ${a.server}.${a.tool}: decide it on `,
-          h('a', { href: '/ui/approvals' }, 'Approvals'),
-          ` or with codemux approvals approve ${a.id}.`,
+          `Waiting for approval ${a.id} of ${a.server}.${a.tool}: `,
+          ...howToDecide(a.id),
         ),
       );
       say(`Waiting for approval of ${a.server}.${a.tool}…`);

@@ -7,7 +7,7 @@
 import { type ApiAnswer, api, errorText, seg } from '../api.ts';
 import { badge, byId, h, say } from '../dom.ts';
 import { outputBlock } from '../output.ts';
-import { watchPendingApprovals } from '../pending-approvals.ts';
+import { howToDecide, watchPendingApprovals } from '../pending-approvals.ts';
 import { type Outcome, onSubmitOnce, programOutcome, showRun } from '../run-result.ts';
 import { schemaForm } from '../schema-form.ts';
 import { annotationsCell } from './servers.ts';
@@ -44,9 +44,8 @@ function waitingNote(): HTMLElement {
   return h(
     'p',
     { class: 'waiting' },
-    'Waiting for approval… tool_policy holds this call until someone decides it on ',
-    h('a', { href: '/ui/approvals' }, 'Approvals'),
-    '.',
+    'Waiting for approval… tool_policy holds this call; ',
+    ...howToDecide(undefined),
   );
 }
 
