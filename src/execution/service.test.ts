@@ -426,13 +426,11 @@ describe('tools.* (async dialect)', () => {
 
 describe('limits', () => {
   it('interrupts an infinite loop at the deadline', async () => {
-    const started = Date.now();
     expect(await error({ code: 'while(true) {}', options: { timeout_ms: 100 } })).toEqual({
       code: 'TIMEOUT',
       message: 'JavaScript execution timed out',
       stack: '',
     });
-    expect(Date.now() - started).toBeLessThan(5000);
   });
   it('cancels an in-flight upstream call on timeout', async () => {
     await value({ code: "call_tool('fixture','stats',{reset:true})" });
@@ -481,12 +479,24 @@ describe('limits', () => {
     expect(Buffer.byteLength(line)).toBeLessThanOrEqual(4096);
     expect(line.endsWith('…[truncated]')).toBe(true);
   });
-  it('serves another execution while one spins', async () => {
-    const spinning = run({ code: 'while(true){}', options: { timeout_ms: 1000 } });
-    const started = Date.now();
+  it('serves another execution while one spins, and stops the spinning one when cancelled', async () => {
+    const cancel = new AbortController();
+    let spun = false;
+    const spinning = runtime.service
+      .execute({ code: 'while(true){}', options: { timeout_ms: 600_000 } }, undefined, {
+        signal: cancel.signal,
+      })
+      .finally(() => {
+        spun = true;
+      });
     expect(await value({ code: '"quick"' })).toBe('quick');
-    expect(Date.now() - started).toBeLessThan(1000);
-    expect((await spinning).envelope.ok).toBe(false);
+    // Ordering, not timing: the quick one answered while the other still spun.
+    expect(spun).toBe(false);
+    cancel.abort('cancelled by the test');
+    expect((await spinning).envelope).toEqual({
+      ok: false,
+      error: { code: 'CANCELLED', message: 'cancelled by the test' },
+    });
   });
 });
 

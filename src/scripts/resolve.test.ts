@@ -179,12 +179,11 @@ describe('resolveScript', () => {
 
   it('refuses a FIFO at once instead of blocking on it', () => {
     execFileSync('mkfifo', [path.join(dir, 'pipe.js')]);
-    const started = Date.now();
+    // Opening the FIFO would block this thread for good: the answer coming back at all is the check.
     expect(admin('pipe')).toMatchObject({
       code: 'SCRIPT_UNUSABLE',
       message: expect.stringContaining('not a regular file'),
     });
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(listScripts(dir).scripts).toEqual([
       {
         name: 'pipe',
