@@ -5,8 +5,6 @@
  * the program would have made after it. Over Streamable HTTP, SSE and stdio alike, and for a
  * connection that closes. Calls are counted at the fixture upstream (its arrivals file).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -14,37 +12,19 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { BIN, settle, writeConfig } from './helpers.ts';
-import { ANNOTATED_TOOLS, MUTABLE } from './policy-fixtures.ts';
+import { BIN, settle } from './helpers.ts';
+import { countedUpstreamConfig } from './policy-fixtures.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
 
 let g: RunningGateway;
-let arrivals: string;
+let arrived: () => string[];
 
 beforeAll(async () => {
-  const configFile = writeConfig({});
-  const dir = path.dirname(configFile);
-  const toolsFile = path.join(dir, 'tools.json');
-  arrivals = path.join(dir, 'arrivals.txt');
-  fs.writeFileSync(toolsFile, JSON.stringify(ANNOTATED_TOOLS));
-  fs.writeFileSync(arrivals, '');
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify({
-      tool_pinning: 'off',
-      tool_policy: { approval_timeout_ms: 600_000 },
-      mcpServers: [
-        {
-          name: 'mut',
-          command: process.execPath,
-          args: [MUTABLE],
-          env: { MUTABLE_TOOLS_FILE: toolsFile, MUTABLE_ARRIVALS_FILE: arrivals },
-        },
-      ],
-    }),
-  );
+  const upstream = countedUpstreamConfig({ tool_policy: { approval_timeout_ms: 600_000 } });
+  arrived = upstream.arrived;
+  const configFile = upstream.configFile;
   g = await startGateway(configFile);
   await waitUntilReady(g);
 }, 60_000);
@@ -52,14 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await g?.stop();
 });
-
-/** The tools the upstream received (any process's), by name. */
-const arrived = (): string[] =>
-  fs
-    .readFileSync(arrivals, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => line.split(' ')[0]!);
 
 /** Polls `read` until `done` says yes (at most 20 s); the last value read. */
 const until = <T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> =>

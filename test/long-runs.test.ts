@@ -8,8 +8,6 @@
  * request's connection closing changes nothing. The gateway yields after 1 s here (the default
  * is 30 s). Calls are counted at the upstream (its arrivals file).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttp,
@@ -18,39 +16,23 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { settle, writeConfig } from './helpers.ts';
-import { ANNOTATED_TOOLS, MUTABLE } from './policy-fixtures.ts';
+import { settle } from './helpers.ts';
+import { countedUpstreamConfig } from './policy-fixtures.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
 
 let g: RunningGateway;
-let arrivals: string;
+let arrived: () => string[];
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  const configFile = writeConfig({});
-  const dir = path.dirname(configFile);
-  const toolsFile = path.join(dir, 'tools.json');
-  arrivals = path.join(dir, 'arrivals.txt');
-  fs.writeFileSync(toolsFile, JSON.stringify(ANNOTATED_TOOLS));
-  fs.writeFileSync(arrivals, '');
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify({
-      tool_pinning: 'off',
-      code_execution_yield_ms: 1000,
-      tool_policy: { approval_timeout_ms: 600_000 },
-      mcpServers: [
-        {
-          name: 'mut',
-          command: process.execPath,
-          args: [MUTABLE],
-          env: { MUTABLE_TOOLS_FILE: toolsFile, MUTABLE_ARRIVALS_FILE: arrivals },
-        },
-      ],
-    }),
-  );
+  const upstream = countedUpstreamConfig({
+    code_execution_yield_ms: 1000,
+    tool_policy: { approval_timeout_ms: 600_000 },
+  });
+  arrived = upstream.arrived;
+  const configFile = upstream.configFile;
   g = await startGateway(configFile);
   await waitUntilReady(g);
 }, 60_000);
@@ -67,14 +49,6 @@ async function connect(route = '/mcp'): Promise<Client> {
   clients.push(client);
   return client;
 }
-
-/** The tools the upstream received, in order, by name. */
-const arrived = (): string[] =>
-  fs
-    .readFileSync(arrivals, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => line.split(' ')[0]!);
 
 /** A held wipe of `marker`, then its value. */
 const program = (marker: string) =>

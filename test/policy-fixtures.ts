@@ -51,6 +51,48 @@ export function policyConfig(
   return configFile;
 }
 
+/** A config over the mutable server (ANNOTATED_TOOLS) that counts the calls it receives. */
+export interface CountedUpstream {
+  configFile: string;
+  /** The tools the upstream received so far, in order, by name. */
+  arrived(): string[];
+}
+
+/**
+ * A config over the mutable server listing ANNOTATED_TOOLS with `extra` config (tool_pinning
+ * off unless `extra` says otherwise), whose upstream writes each call it receives to a file.
+ */
+export function countedUpstreamConfig(extra: Record<string, unknown>): CountedUpstream {
+  const configFile = writeConfig({});
+  const dir = path.dirname(configFile);
+  const toolsFile = path.join(dir, 'tools.json');
+  const arrivals = path.join(dir, 'arrivals.txt');
+  fs.writeFileSync(toolsFile, JSON.stringify(ANNOTATED_TOOLS));
+  fs.writeFileSync(arrivals, '');
+  fs.writeFileSync(
+    configFile,
+    JSON.stringify({
+      tool_pinning: 'off',
+      ...extra,
+      mcpServers: [
+        {
+          name: 'mut',
+          command: process.execPath,
+          args: [MUTABLE],
+          env: { MUTABLE_TOOLS_FILE: toolsFile, MUTABLE_ARRIVALS_FILE: arrivals },
+        },
+      ],
+    }),
+  );
+  const arrived = () =>
+    fs
+      .readFileSync(arrivals, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(' ')[0]!);
+  return { configFile, arrived };
+}
+
 /**
  * One `codemux serve` per id over the mutable server, all on `databaseUrl`, started one after
  * the other and ready: the cluster tests of tool policy (pinning off, approvals a minute long).

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from '../../store/index.ts';
 import type { Logger } from '../../util/logger.ts';
+import { waitFor } from '../../util/wait-for.ts';
 import type { CallerChannel } from './types.ts';
 
 /** Where a held program stands. */
@@ -204,18 +205,4 @@ export class HeldRuns {
 function failed(error: unknown): unknown {
   const message = (error as Error)?.message ?? String(error);
   return { content: [{ type: 'text', text: message }], isError: true };
-}
-
-/** Waits for `promise`, at most `ms`, or until `signal` aborts. */
-function waitFor(promise: Promise<void>, ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, Math.max(0, ms));
-    signal?.addEventListener('abort', done, { once: true });
-    void promise.then(done);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

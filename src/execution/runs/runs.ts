@@ -8,6 +8,7 @@
 import { DEFAULT_YIELD_MS } from '../../config/defaults.ts';
 import type { ResolvedConfig } from '../../config/index.ts';
 import { sortableId } from '../../util/sortable-id.ts';
+import { waitFor } from '../../util/wait-for.ts';
 import { callerLabel } from '../activity/entry.ts';
 import type { Caller, ErrorBody } from '../types.ts';
 import { LiveRun, type RunEnd, type RunKind, type RunSnapshot } from './live-run.ts';
@@ -255,18 +256,4 @@ function alreadyEnded(id: string): ErrorBody {
     code: 'INVALID_REQUEST',
     message: `cancel: execution ${id} already ended, so there is nothing to cancel; its answer is kept: continue with {"execution_id": "${id}"} without cancel to read it`,
   };
-}
-
-/** Waits for `promise`, at most `ms` (undefined: no limit), or until `signal` aborts. */
-function waitFor(promise: Promise<unknown>, ms: number | undefined, signal?: AbortSignal) {
-  return new Promise<void>((resolve) => {
-    const timer = ms === undefined ? undefined : setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    void promise.then(done);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }
