@@ -79,6 +79,8 @@ export class CallGate implements JobBridge {
   private readonly budget: CallBudget;
   private readonly inFlight = new Set<AbortController>();
   private closed = false;
+  private clock?: RunClock;
+  private outOfPool = false;
   private readonly asyncSlots: ConcurrencyLimiter;
   /** Catalog operations and schema checks, one per event loop turn (fairness between executions). */
   private readonly hostWork = new HostWorkQueue();
@@ -350,7 +352,15 @@ export class CallGate implements JobBridge {
   }
 
   bindClock(clock: RunClock): void {
+    this.clock = clock;
     this.options.policy?.bindClock(clock);
+    if (this.outOfPool) clock.leavePool();
+  }
+
+  /** The run yielded: its worker no longer counts toward the pool (now, or once it has one). */
+  leavePool(): void {
+    this.outOfPool = true;
+    this.clock?.leavePool();
   }
 
   log(level: LogLevel, line: string): void {

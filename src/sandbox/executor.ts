@@ -15,6 +15,11 @@ export interface RunClock {
    * count, its own compute still does. Holds may overlap; each release is idempotent.
    */
   hold(): () => void;
+  /**
+   * The run no longer counts toward the pool's size (it yielded: it waits for its caller, not
+   * for a worker), so other programs start on other workers; its own deadline is unchanged.
+   */
+  leavePool(): void;
 }
 
 /** The host side of one execution's calls, supplied by the execution service. */

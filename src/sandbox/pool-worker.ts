@@ -42,6 +42,8 @@ interface Running {
   deadlineMs: number;
   clock: HeldClock;
   watchdog: NodeJS.Timeout | undefined;
+  /** The run left the pool's count (RunClock.leavePool): it no longer takes a worker's place. */
+  outOfPool: boolean;
 }
 
 const TIMEOUT_OUTCOME: JobOutcome = {
@@ -141,9 +143,12 @@ export class PoolWorker {
     return !this.dead;
   }
 
-  /** True while the running job's bridge holds its clock (the worker waits, at no CPU). */
+  /**
+   * True while the running job's bridge holds its clock (the worker waits, at no CPU), or
+   * once its run left the pool (it yielded): either way it does not count toward the size.
+   */
   get held(): boolean {
-    return this.running?.clock.held ?? false;
+    return this.running ? this.running.clock.held || this.running.outOfPool : false;
   }
 
   /**
@@ -171,11 +176,19 @@ export class PoolWorker {
         deadlineMs: job.limits.deadlineMs,
         clock,
         watchdog: undefined,
+        outOfPool: false,
       };
       this.running = running;
       this.reserved = false;
       try {
-        bridge.bindClock?.({ hold: () => clock.hold() });
+        bridge.bindClock?.({
+          hold: () => clock.hold(),
+          leavePool: () => {
+            if (this.running !== running || running.outOfPool) return;
+            running.outOfPool = true;
+            this.events.onHeld(this);
+          },
+        });
       } catch (error) {
         this.finish(execId, {
           ok: false,

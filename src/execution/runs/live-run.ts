@@ -41,6 +41,8 @@ export interface RunSnapshot {
 export interface RunView {
   readonly logs: readonly string[];
   readonly toolCalls: ToolCallRecord[];
+  /** The run yielded: its worker no longer counts toward the pool's size. */
+  leavePool(): void;
 }
 
 /** What the execution services use of a run (RunOptions.run). */
@@ -106,6 +108,7 @@ export class LiveRun<T = unknown> implements RunControl {
 
   attach(view: RunView): void {
     this.view = view;
+    if (this.yielded) view.leavePool();
   }
 
   logged(line: string): void {
@@ -122,6 +125,7 @@ export class LiveRun<T = unknown> implements RunControl {
   markYielded(): void {
     this.yielded = true;
     this.unlinkRequest();
+    this.view?.leavePool();
   }
 
   /** Stops the run with CANCELLED and `reason` as its message; nothing once it ended. */

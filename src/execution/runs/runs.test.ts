@@ -39,7 +39,7 @@ afterEach(async () => {
 });
 
 const start = (code: string, caller: Caller = AGENT, signal?: AbortSignal) =>
-  startCodeExecution(runtime, { code }, caller, { signal });
+  startCodeExecution(runtime, { code, options: { timeout_ms: 600_000 } }, caller, { signal });
 const resume = (args: Record<string, unknown>, caller: Caller = AGENT) =>
   continueRun(runtime, args, 'code_execution', caller, {});
 
@@ -179,6 +179,23 @@ describe('runs that outlive their request', () => {
     });
     for (const id of ids) await resume({ execution_id: id, cancel: true });
     expect(ended(await start('1')).envelope).toEqual({ ok: true, value: 1 });
+  });
+
+  it('a yielded run holds no pool worker: with both workers spinning, another program runs', async () => {
+    // code_execution_pool_size is 2: without leaving the pool, the third would wait for good.
+    const spinners = [];
+    for (let i = 0; i < 2; i++) {
+      spinners.push(running(await start('while (true) {}')).execution_id);
+    }
+    let third = await start('"third"');
+    if (third.state === 'running') {
+      third = await resume({ execution_id: third.snapshot.execution_id, wait_ms: 30_000 });
+    }
+    expect(ended(third).envelope).toEqual({ ok: true, value: 'third' });
+    for (const id of spinners) {
+      expect(running(await resume({ execution_id: id, wait_ms: 0 })).execution_id).toBe(id);
+      await resume({ execution_id: id, cancel: true });
+    }
   });
 
   it('yields execute in its own shape and continues it', async () => {
