@@ -40,7 +40,12 @@ let never: RunningGateway;
 let heldConfig: string;
 
 beforeAll(async () => {
-  heldConfig = policyConfig({ tool_policy: POLICY, code_execution_yield_ms: 1000 });
+  // One run alive at a time: each test ends its runs (QUEUE_FULL shows the bound).
+  heldConfig = policyConfig({
+    tool_policy: POLICY,
+    code_execution_yield_ms: 1000,
+    code_execution_max_running: 1,
+  });
   const neverConfig = policyConfig({ tool_policy: POLICY, code_execution_yield_ms: 0 });
   [held, never] = await Promise.all([startGateway(heldConfig), startGateway(neverConfig)]);
   await Promise.all([waitUntilReady(held), waitUntilReady(never)]);
@@ -122,13 +127,16 @@ describe('REST', () => {
     expect(done.json.items.map((r: Json) => r.execution_id)).toContain(id);
   }, 60_000);
 
-  it('cancel answers CANCELLED, the held call is never sent, and a second cancel is 409', async () => {
+  it('cancel answers CANCELLED, the held call is never sent, and a second cancel is 409; a run over code_execution_max_running is 429', async () => {
     const writes = async () =>
       (await held.rest('POST', '/api/v1/code/exec', { code: RECEIVED })).json.value.write ?? 0;
     const before = await writes();
     const running = await startHeld();
     const approval = await pendingOf(held);
     const id = running.execution_id;
+    const full = await held.rest('POST', '/api/v1/code/exec', { code: '1' });
+    expect(full.status).toBe(429);
+    expect(full.json).toMatchObject({ ok: false, error: { code: 'QUEUE_FULL' } });
     const cancelled = await held.rest('POST', `/api/v1/executions/${id}/cancel`);
     expect(cancelled.status).toBe(200);
     expect(cancelled.json).toMatchObject({
