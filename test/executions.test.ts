@@ -252,6 +252,16 @@ describe('CLI', () => {
     expect(run.out.stdout).toBe(`${JSON.stringify(printed, null, 2)}\n`);
   }, 60_000);
 
+  it('a run with no approval to wait for is named by its last console line', async () => {
+    // Busy for 2.5 s after its lines: past a yield or two (1 s each), then it ends by itself.
+    const busy =
+      "console.log('first'); console.log('step 2\\nof 2'); const t = Date.now(); while (Date.now() - t < 2500) {} 'done'";
+    const run = await cli('code', 'exec', '--code', busy);
+    expect(run.code).toBe(0);
+    expect(run.json).toEqual({ ok: true, value: 'done', logs: ['first', 'step 2\nof 2'] });
+    expect(run.stderr).toMatch(/codemux: still running \(execution \S+\): step 2 of 2\n/);
+  }, 60_000);
+
   it('--detach prints the running answer and exits 0; executions list, wait and cancel', async () => {
     const detached = await cli('code', 'exec', '--detach', '--code', PROGRAM);
     expect(detached.code).toBe(0);

@@ -17,6 +17,15 @@ export function isRunning(body: Body): boolean {
   return body.ok === true && body.status === 'running' && typeof body.execution_id === 'string';
 }
 
+/** The longest console line quoted in the still-running line. */
+const LOG_LINE_CHARS = 200;
+
+/** A console line as one stderr line: newlines folded, cut to LOG_LINE_CHARS. */
+function oneLine(text: string): string {
+  const line = text.replace(/\s*\n\s*/g, ' ');
+  return line.length > LOG_LINE_CHARS ? `${line.slice(0, LOG_LINE_CHARS - 1)}…` : line;
+}
+
 /** What a running answer waits for: its approvals, else its last console line, else its time. */
 function waitingOn(body: Body): string {
   const approvals = (body.waiting_for as AwaitedApproval[] | undefined) ?? [];
@@ -27,7 +36,7 @@ function waitingOn(body: Body): string {
   }
   const logs = (body.logs as string[] | undefined) ?? [];
   const last = logs.at(-1);
-  if (last !== undefined) return last;
+  if (last !== undefined) return oneLine(last);
   return `${Math.round(Number(body.elapsed_ms ?? 0) / 1000)} s so far, no console line yet`;
 }
 
