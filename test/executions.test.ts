@@ -330,11 +330,18 @@ describe('CLI', () => {
     }
   });
 
-  it('standalone, --detach is refused (nothing outlives the command)', async () => {
+  it('standalone, --detach is refused (nothing outlives the command); executions need the gateway', async () => {
     const standalone = policyConfig({ listen: '127.0.0.1:1', tool_policy: POLICY });
     const run = await runCli(['code', 'exec', '--detach', '--code', '1', '--config', standalone]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('codemux: --detach needs a running gateway');
     expect(run.json).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } });
+    for (const args of [['list'], ['wait', 'x'], ['cancel', 'x']]) {
+      const refused = await runCli(['executions', ...args, '--config', standalone]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toBe(
+        'codemux: no codemux gateway answers at the config\'s "listen": runs that outlive their request live in the running gateway (start it with `codemux serve`, or name it with --url)\n',
+      );
+    }
   });
 });

@@ -14,7 +14,9 @@ export function registerExecutions(program: Command): void {
     );
   const listCommand = executions
     .command('list')
-    .description('List the runs that yielded, newest first: yours, or all with the admin key')
+    .description(
+      'List the runs that yielded (running, or done with their answer kept), newest first',
+    )
     .addOption(
       new Option('--status <status>', 'only runs still running, or done').choices([
         'running',
