@@ -1,20 +1,22 @@
 /**
  * @module `codemux code exec` at work: flags to code_execution arguments, run once on the gateway
- * (else standalone, code-exec-standalone.ts), print the envelope, exit 0/1/2.
+ * (else standalone, code-exec-standalone.ts), print the envelope, exit 0/1/2. A run that yields
+ * on the gateway is waited for to its end (run-follow.ts), or left running with `--detach`.
  */
 import fs from 'node:fs';
+import { DEFAULT_YIELD_MS } from '../config/defaults.ts';
 import type { ResolvedConfig } from '../config/index.ts';
 import { loadConfigFrom, logFormatFrom, logLevelFrom } from '../config/load.ts';
 import { ConfigError } from '../errors/index.ts';
-import type { Envelope } from '../execution/index.ts';
 import { allowsEverything } from '../execution/policy/tool-policy.ts';
 import { createLogger } from '../util/logger.ts';
-import { EXIT_USAGE, exitCodeFor } from './exit-codes.ts';
+import { EXIT_OK, EXIT_USAGE } from './exit-codes.ts';
 import { CLIENT_GRACE_MS, findGateway, gatewayRequest } from './gateway-client.ts';
 import { watchHeld } from './held-notice.ts';
 import { printConfigWarnings } from './load-config.ts';
 import type { GatewayFlags } from './options.ts';
 import { printJson, printUsageError } from './output.ts';
+import { exitCodeOfAnswer, followRun, isRunning } from './run-follow.ts';
 
 /** How long `code exec` waits for the gateway's answer when calls may be held for approval. */
 const HELD_CLIENT_WAIT_MS = 86_400_000;
@@ -33,7 +35,12 @@ interface ExecFlags extends GatewayFlags {
   logLevel?: string;
   logFormat?: string;
   config?: string;
+  detach?: boolean;
 }
+
+/** Why `--detach` has nothing to detach from without a gateway. */
+export const STANDALONE_DETACH_MESSAGE =
+  '--detach needs a running gateway (`codemux serve`): without one the program runs inside this command and cannot outlive it; run without --detach to wait for its answer here';
 
 class UsageError extends Error {}
 
@@ -131,12 +138,26 @@ async function run(flags: ExecFlags): Promise<number> {
         body: args,
         timeoutMs,
       }));
+      if (isRunning(body) && flags.detach) {
+        const { request_id: _requestId, ...running } = body;
+        await printJson(running);
+        return EXIT_OK;
+      }
+      // A run that yielded: wait for its end, saying at each yield what it waits for.
+      if (isRunning(body)) {
+        const waitMs = config.codeExecution.yieldMs || DEFAULT_YIELD_MS;
+        body = await followRun(gateway, body, process.stderr, waitMs);
+      }
     } finally {
       stopWatching();
     }
     const { request_id: _requestId, ...envelope } = body;
     await printJson(envelope);
-    return exitCodeFor(envelope as unknown as Envelope);
+    return exitCodeOfAnswer(envelope);
+  }
+  if (flags.detach) {
+    await printUsageError('INVALID_REQUEST', STANDALONE_DETACH_MESSAGE);
+    return EXIT_USAGE;
   }
   const { runStandalone } = await import('./code-exec-standalone.ts');
   return runStandalone(config, args, logger);

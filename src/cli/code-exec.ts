@@ -25,6 +25,10 @@ export function registerCodeExec(code: Command): void {
     .option(
       '--typecheck <mode>',
       'type-check TypeScript (and // @ts-check JavaScript) first: off, warn or error (default from config, warn)',
+    )
+    .option(
+      '--detach',
+      'through the gateway: once the run yields (code_execution_yield_ms), print its running answer with its execution_id and exit 0 instead of waiting (codemux executions wait|cancel ID)',
     );
   addLogOptions(exec);
   addConfigOption(exec);

@@ -9,6 +9,7 @@ import { registerAuth } from './auth.ts';
 import { CliError } from './cli-error.ts';
 import { registerCodeExec } from './code-exec.ts';
 import { registerCodeTools } from './code-tools.ts';
+import { registerExecutions } from './executions.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
 import { registerScriptsList } from './scripts-list.ts';
 import { registerServe } from './serve.ts';
@@ -34,6 +35,7 @@ registerToken(program);
 registerActivity(program);
 registerTools(program);
 registerApprovals(program);
+registerExecutions(program);
 registerAuth(program);
 
 /** True when the user asked for debug logs (flag or $CODEMUX_LOG_LEVEL): only then does an unexpected error show its stack. */

@@ -66,6 +66,7 @@ describe('/api/v1 authentication, mounted once', () => {
       '/api/v1/servers',
       '/api/v1/tools',
       '/api/v1/code-tools',
+      '/api/v1/executions',
       '/api/v1/tokens',
       '/api/v1/approvals',
       '/api/v1/activity',

@@ -12,6 +12,7 @@ import { approvalRoutes } from './approval-routes.ts';
 import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
 import { limitBody } from './body-limit.ts';
 import { codeToolRoutes } from './code-tools-routes.ts';
+import { executionRoutes } from './execution-routes.ts';
 import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 import { oauthCallback, oauthRoutes } from './oauth-routes.ts';
@@ -175,6 +176,8 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   app.use('/api/v1/*', restAuth(auth));
   app.route('/api/v1', restRoutes(runtime));
   app.route('/api/v1/code-tools', codeToolRoutes(runtime));
+  // Runs that answered running: the caller's own (an agent token's too), every run for the admin.
+  app.route('/api/v1/executions', executionRoutes(runtime));
   app.route('/api/v1', pinRoutes(runtime));
   app.route('/api/v1', serverRoutes(runtime, deps.configFile));
   // Beside pinRoutes' GET /tools/held (one segment after /tools; these take none or two).

@@ -2,35 +2,19 @@
 import { type Context, Hono, type Next } from 'hono';
 import {
   type Caller,
-  type Envelope,
-  EXACTLY_ONE_SOURCE_MESSAGE,
+  continueRun,
+  continuesRun,
   judgeCall,
   messageFor,
   policyCounts,
   type Runtime,
+  startCodeExecution,
 } from '../execution/index.ts';
 import { listScripts, resolveScript, SCRIPT_REFUSAL_PREFIX, scriptsDir } from '../scripts/index.ts';
 import { restError } from './rest-error.ts';
-import { refusalStatus, statusFor } from './status.ts';
+import { refusedResponse, runAnswerResponse, surfaceOf } from './run-answer.ts';
+import { refusalStatus } from './status.ts';
 import type { GatewayEnv } from './types.ts';
-
-/**
- * The CLI and the dashboard name themselves so the history shows where a run came from; only
- * the dashboard's own session may say `ui` (a key or token that claims it is recorded as rest).
- */
-function surfaceOf(header: string | undefined, dashboard: boolean): 'rest' | 'cli' | 'ui' {
-  if (header === 'ui') return dashboard ? 'ui' : 'rest';
-  return header === 'cli' ? 'cli' : 'rest';
-}
-
-/** The both-or-neither refusal in the REST reference's own words (the MCP tool's are longer). */
-export const REST_EXACTLY_ONE_SOURCE_MESSAGE =
-  "Provide exactly one of 'code' (inline source) or 'script' (the name of a stored script)";
-
-function inRestWords(envelope: Envelope): Envelope {
-  if (envelope.ok || envelope.error.message !== EXACTLY_ONE_SOURCE_MESSAGE) return envelope;
-  return { ...envelope, error: { ...envelope.error, message: REST_EXACTLY_ONE_SOURCE_MESSAGE } };
-}
 
 /** 403 in the /code routes' answer shape (`{success: false, error}`) for anyone but the admin key. */
 function scriptsAdminOnly(message: string) {
@@ -44,7 +28,6 @@ export function restRoutes(runtime: Runtime): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();
 
   api.post('/code/exec', async (c) => {
-    const requestId = c.get('requestId');
     let body: unknown;
     try {
       body = await c.req.json();
@@ -56,6 +39,14 @@ export function restRoutes(runtime: Runtime): Hono<GatewayEnv> {
         `the request body is not valid JSON: ${(error as Error).message}`,
       );
     }
+    // A body with execution_id continues a run that answered running (as MCP's code_execution).
+    if (continuesRun(body)) {
+      const answer = await continueRun(runtime, body, 'code_execution', c.get('caller'), {
+        signal: c.req.raw.signal,
+      });
+      if (answer.state === 'refused') return refusedResponse(c, answer.error);
+      return runAnswerResponse(c, answer, surfaceOf(c));
+    }
     // REST's own field: dry_run (the playground) answers upstream calls with a stub.
     let dryRun = false;
     if (typeof body === 'object' && body !== null && 'dry_run' in body) {
@@ -66,24 +57,16 @@ export function restRoutes(runtime: Runtime): Hono<GatewayEnv> {
       dryRun = dry_run;
       body = rest;
     }
-    const surface = surfaceOf(c.req.header('x-codemux-surface'), c.get('dashboard') === true);
-    const result = await runtime.service.execute(body, c.get('caller'), {
-      surface,
-      dryRun,
-      // A client that goes away while a call waits for approval: the approval expires.
+    const surface = surfaceOf(c);
+    // A run not ended after code_execution_yield_ms answers running; one that ends in time
+    // answers exactly as before. A client that goes away before then cancels the run (its
+    // approvals expire); after it, the run goes on.
+    const answer = await startCodeExecution(runtime, body, c.get('caller'), {
       signal: c.req.raw.signal,
+      run: { surface, dryRun },
     });
-    return c.json(
-      {
-        ...inRestWords(result.envelope),
-        ...(result.activityId ? { activity_id: result.activityId } : {}),
-        // The playground draws its timeline from these (as in MCP's structuredContent); other
-        // callers keep the documented body.
-        ...(surface === 'ui' ? { tool_calls: result.toolCalls, stats: result.stats } : {}),
-        request_id: requestId,
-      },
-      statusFor(result.envelope),
-    );
+    if (answer.state === 'refused') return refusedResponse(c, answer.error);
+    return runAnswerResponse(c, answer, surface);
   });
 
   api.get(

@@ -16,6 +16,8 @@ describe('statusFor', () => {
     ['SCRIPT_NOT_FOUND', 404],
     ['FEATURE_DISABLED', 403],
     ['EXECUTION_FAILED', 500],
+    ['QUEUE_FULL', 429],
+    ['CANCELLED', 200],
   ])('%s -> %i', (code, status) => {
     expect(statusFor({ ok: false, error: { code, message: 'x' } })).toBe(status);
   });

@@ -3,6 +3,7 @@ import { api, errorText, seg } from '../api.ts';
 import { byId, h, say } from '../dom.ts';
 import { codeEditor } from '../editor.ts';
 import { howToDecide, watchPendingApprovals } from '../pending-approvals.ts';
+import { runProgram } from '../run-program.ts';
 import { parseJsonField, showRun } from '../run-result.ts';
 
 const SAMPLE = `// Upstream tools: call_tool(server, tool, args), or await tools.<server>.<tool>(args)
@@ -77,17 +78,12 @@ export function playgroundPage(): void {
     const stop = dryRun ? () => {} : watchHeld(result);
     let answer: Awaited<ReturnType<typeof api>>;
     try {
-      answer = await api(
-        'POST',
-        '/code/exec',
-        {
-          code: editor.get(),
-          input: input.value,
-          language: byId<HTMLSelectElement>('language').value,
-          ...(dryRun ? { dry_run: true } : {}),
-        },
-        { 'x-codemux-surface': 'ui' },
-      );
+      answer = await runProgram({
+        code: editor.get(),
+        input: input.value,
+        language: byId<HTMLSelectElement>('language').value,
+        ...(dryRun ? { dry_run: true } : {}),
+      });
     } finally {
       stop();
     }

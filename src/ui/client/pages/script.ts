@@ -5,6 +5,7 @@
 import { api, errorText, seg } from '../api.ts';
 import { byId, h, say } from '../dom.ts';
 import { codeEditor } from '../editor.ts';
+import { runProgram } from '../run-program.ts';
 import { onSubmitOnce, parseJsonField, showRun } from '../run-result.ts';
 
 export async function scriptPage(main: HTMLElement): Promise<void> {
@@ -29,12 +30,7 @@ export async function scriptPage(main: HTMLElement): Promise<void> {
       return;
     }
     result.replaceChildren(h('p', {}, 'Running…'));
-    const run = await api(
-      'POST',
-      '/code/exec',
-      { script: name, input: input.value },
-      { 'x-codemux-surface': 'ui' },
-    );
+    const run = await runProgram({ script: name, input: input.value });
     showRun(result, run);
     const ok = run.json.ok === true;
     say(ok ? `${name} ran` : `${name} failed`, !ok);

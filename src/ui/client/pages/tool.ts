@@ -8,6 +8,7 @@ import { type ApiAnswer, api, errorText, seg } from '../api.ts';
 import { badge, byId, h, say } from '../dom.ts';
 import { outputBlock } from '../output.ts';
 import { howToDecide, watchPendingApprovals } from '../pending-approvals.ts';
+import { runProgram } from '../run-program.ts';
 import { type Outcome, onSubmitOnce, programOutcome, showRun } from '../run-result.ts';
 import { schemaForm } from '../schema-form.ts';
 import { annotationsCell } from './servers.ts';
@@ -102,12 +103,7 @@ export async function toolPage(main: HTMLElement): Promise<void> {
     const stop = watchApprovals(server, tool, waiting);
     let run: ApiAnswer;
     try {
-      run = await api(
-        'POST',
-        '/code/exec',
-        { code: TRY_PROGRAM, input: { server, tool, args: read.args } },
-        { 'x-codemux-surface': 'ui' },
-      );
+      run = await runProgram({ code: TRY_PROGRAM, input: { server, tool, args: read.args } });
     } finally {
       stop();
     }
