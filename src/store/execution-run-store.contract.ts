@@ -70,7 +70,7 @@ export function executionRunStoreContract(
       await store.put(written);
       (written.snapshot as { logs: string[] }).logs.push('changed');
       const read = await store.get('02');
-      (read?.snapshot as { logs: string[] }).logs.push('changed again');
+      (read!.snapshot as { logs: string[] }).logs.push('changed again');
       expect((await store.get('02'))?.snapshot).toEqual(executionRun({ id: '02' }).snapshot);
     });
 

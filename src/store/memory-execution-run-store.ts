@@ -22,7 +22,7 @@ export function memoryExecutionRunStore(): ExecutionRunStore {
     },
     async requestCancel(id, by, now) {
       const run = runs.get(id);
-      if (!run || run.status !== 'running' || run.expires_at < now) return false;
+      if (run?.status !== 'running' || run.expires_at < now) return false;
       run.cancel_requested_by ??= by;
       return true;
     },
