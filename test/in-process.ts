@@ -62,6 +62,7 @@ export async function startInProcess(
     activityStore: store.activity,
     toolPinStore: store.toolPins,
     approvalStore: store.approvals,
+    executionRunStore: store.executionRuns,
     clusterSlots: store.clusterSlots,
     oauth: oauthOf(store, resolved),
   });

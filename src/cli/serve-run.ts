@@ -55,6 +55,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     activityStore: store.activity,
     toolPinStore: store.toolPins,
     approvalStore: store.approvals,
+    executionRunStore: store.executionRuns,
     clusterSlots: store.clusterSlots,
     oauth,
   });

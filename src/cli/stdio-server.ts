@@ -34,6 +34,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
     activityStore: store.activity,
     toolPinStore: store.toolPins,
     approvalStore: store.approvals,
+    executionRunStore: store.executionRuns,
     oauth: oauthOf(store, config),
     ...(flags.codemode ? {} : { codeToolStore: store.codeTools }),
   });

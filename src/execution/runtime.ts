@@ -10,6 +10,7 @@ import {
   type ActivityStore,
   type ApprovalStore,
   type CodeToolStore,
+  type ExecutionRunStore,
   memoryApprovalStore,
   type OAuthStore,
   type ToolPinStore,
@@ -31,6 +32,7 @@ import { DrainingExecutor } from './drain.ts';
 import { Approvals } from './policy/approvals.ts';
 import { HeldRuns } from './policy/held-runs.ts';
 import { Runs } from './runs/runs.ts';
+import { StoreRuns } from './runs/shared-runs.ts';
 import { ExecutionService } from './service.ts';
 import { ToolPins } from './tool-pins.ts';
 
@@ -90,6 +92,8 @@ export interface RuntimeOptions {
   toolPinStore?: ToolPinStore;
   /** Where approvals are kept (shared by instances on PostgreSQL); without it, in memory. */
   approvalStore?: ApprovalStore;
+  /** Where yielded runs are written, so other instances answer waits and cancels; without it, none. */
+  executionRunStore?: ExecutionRunStore;
   /** The type checker's bounds (tests lower them); default TYPECHECK_DEFAULTS. */
   typecheck?: Partial<TypeCheckerOptions>;
   /** Where upstream OAuth credentials are kept, and the box that seals them; without it, none. */
@@ -198,7 +202,20 @@ export function createRuntime(
     approvals,
   };
   const service = new ExecutionService(deps);
-  const runs = new Runs({ config: current, instanceId: () => config.instanceId });
+  const shared = options.executionRunStore
+    ? new StoreRuns({
+        store: options.executionRunStore,
+        config: current,
+        instanceId: () => config.instanceId,
+        logger,
+        cancelHere: (id, reason) => runs.cancelHere(id, reason),
+      })
+    : undefined;
+  const runs: Runs = new Runs({
+    config: current,
+    instanceId: () => config.instanceId,
+    ...(shared ? { shared } : {}),
+  });
   const execute = new CodeModeService(deps);
   const codeTools = options.codeToolStore
     ? new CodeTools(options.codeToolStore, current)
@@ -244,8 +261,9 @@ export function createRuntime(
       approvals.stop();
       oauth?.close();
       // The history is flushed last: nothing recorded is lost on a clean stop.
+      // The runs' last rows (their ends) are written before the caller closes the store.
       stopping ??= Promise.all([pool.stop(), registry.stop(), typecheck.stop()]).then(() =>
-        recorder?.stop(),
+        Promise.all([recorder?.stop(), shared?.stop()]).then(() => undefined),
       );
       return stopping;
     },

@@ -1,4 +1,4 @@
-/** @module Persistence: tokens, activity, code tools, pins, approvals and upstream OAuth (SQLite or PostgreSQL); the admin and secret key files. */
+/** @module Persistence: tokens, activity, code tools, pins, approvals, yielded runs and upstream OAuth (SQLite or PostgreSQL); the admin and secret key files. */
 
 export {
   ACTIVITY_KINDS,
@@ -30,7 +30,14 @@ export {
   type CodeToolVersion,
   type ParamWrite,
 } from './code-tool-store.ts';
+export type {
+  CancelRequest,
+  ExecutionRunRecord,
+  ExecutionRunStore,
+  ExecutionRunWrite,
+} from './execution-run-store.ts';
 export { memoryApprovalStore } from './memory-approval-store.ts';
+export { memoryExecutionRunStore } from './memory-execution-run-store.ts';
 export type {
   OAuthCredentials,
   OAuthCredentialsWrite,

@@ -227,4 +227,30 @@ export const MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE approvals ADD COLUMN code_sha256 TEXT',
     ],
   },
+  {
+    version: 12,
+    statements: [
+      // Runs that yielded (issue 35): where each stands and, once done, its final answer (JSON
+      // text), so any instance of a cluster answers a wait or a cancel; a cancel asked on another
+      // instance is left in `cancel_requested_by` for the owner to act on.
+      `CREATE TABLE execution_runs (
+         id TEXT PRIMARY KEY,
+         owner TEXT NOT NULL,
+         kind TEXT NOT NULL,
+         tool TEXT,
+         instance_id TEXT NOT NULL,
+         status TEXT NOT NULL,
+         started_at TEXT NOT NULL,
+         snapshot TEXT NOT NULL,
+         answer TEXT,
+         cancel_requested_by TEXT,
+         updated_at TEXT NOT NULL,
+         expires_at TEXT NOT NULL
+       )`,
+      'CREATE INDEX execution_runs_expires ON execution_runs (expires_at)',
+      // A caller's own runs, newest first; an owner's polling of cancels asked of its runs.
+      'CREATE INDEX execution_runs_owner ON execution_runs (owner, id)',
+      'CREATE INDEX execution_runs_instance ON execution_runs (instance_id, status)',
+    ],
+  },
 ];

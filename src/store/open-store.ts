@@ -1,14 +1,16 @@
-/** @module Opens the store a gateway uses: tokens, activity, code tools, pins, approvals and upstream OAuth in one database. */
+/** @module Opens the store a gateway uses: tokens, activity, code tools, pins, approvals, yielded runs and upstream OAuth in one database. */
 
 import type { ActivityStore } from './activity-store.ts';
 import type { ApprovalStore } from './approval-store.ts';
 import type { CodeToolStore } from './code-tool-store.ts';
+import type { ExecutionRunStore } from './execution-run-store.ts';
 import type { OAuthStore } from './oauth-store.ts';
 import type { PgClusterSlots as ClusterSlots } from './pg-cluster-slots.ts';
 import { sqliteActivityStore } from './sqlite-activity-store.ts';
 import { sqliteApprovalStore } from './sqlite-approval-store.ts';
 import { sqliteCodeToolStore } from './sqlite-code-tool-store.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
+import { sqliteExecutionRunStore } from './sqlite-execution-run-store.ts';
 import { sqliteOAuthStore } from './sqlite-oauth-store.ts';
 import { sqliteTokenStore } from './sqlite-token-store.ts';
 import { sqliteToolPinStore } from './sqlite-tool-pin-store.ts';
@@ -21,6 +23,8 @@ export interface Store {
   codeTools: CodeToolStore;
   toolPins: ToolPinStore;
   approvals: ApprovalStore;
+  /** Runs that yielded, for the other instances of a cluster (and processes on one file). */
+  executionRuns: ExecutionRunStore;
   /** Upstream OAuth credentials (sealed) and sign-in flows. */
   oauth: OAuthStore;
   close(): Promise<void>;
@@ -51,6 +55,7 @@ export function openStore(dataDir: string): Store {
     codeTools,
     toolPins: sqliteToolPinStore(db),
     approvals: sqliteApprovalStore(db),
+    executionRuns: sqliteExecutionRunStore(db),
     oauth: sqliteOAuthStore(db),
     async close() {
       if (closed) return;

@@ -25,6 +25,7 @@ export type ChangeTopic =
   | 'tool_pins'
   | 'approvals'
   | 'held_runs'
+  | 'execution_runs'
   | 'oauth';
 
 /** Bytes of a notice's `data` at most (PostgreSQL's payload limit is 8000 bytes, with the envelope). */

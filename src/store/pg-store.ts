@@ -1,4 +1,4 @@
-/** @module Opens the PostgreSQL store of `database_url`: tokens, activity, code tools, pins, approvals, upstream OAuth and cluster slots. */
+/** @module Opens the PostgreSQL store of `database_url`: tokens, activity, code tools, pins, approvals, yielded runs, upstream OAuth and cluster slots. */
 
 import type { Store } from './open-store.ts';
 import { pgActivityStore } from './pg-activity-store.ts';
@@ -6,6 +6,7 @@ import { pgApprovalStore } from './pg-approval-store.ts';
 import { type PgClusterSlots, pgClusterSlots } from './pg-cluster-slots.ts';
 import { pgCodeToolStore } from './pg-code-tool-store.ts';
 import { openPgDatabase } from './pg-database.ts';
+import { pgExecutionRunStore } from './pg-execution-run-store.ts';
 import { pgOAuthStore } from './pg-oauth-store.ts';
 import { pgTokenStore } from './pg-token-store.ts';
 import { pgToolPinStore } from './pg-tool-pin-store.ts';
@@ -27,6 +28,7 @@ export async function openPgStore(url: string, source = 'database_url'): Promise
     codeTools,
     toolPins: pgToolPinStore(db),
     approvals: pgApprovalStore(db),
+    executionRuns: pgExecutionRunStore(db),
     oauth: pgOAuthStore(db),
     clusterSlots,
     async close() {

@@ -11,6 +11,7 @@ const SRC_WITH_PROCESSES = [
   'src/execution/code-tool-run.test.ts',
   'src/execution/guest-trust.test.ts',
   'src/execution/runs/runs.test.ts',
+  'src/execution/runs/shared-runs.test.ts',
   'src/execution/service.test.ts',
   'src/scripts/resolve.test.ts',
   'src/store/secret-key.test.ts',

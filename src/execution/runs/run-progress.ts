@@ -3,7 +3,7 @@
  * least every 10 s and on each new console line or approval awaited, at most two a second,
  * naming the approval awaited or the last console line.
  */
-import type { LiveRun } from './live-run.ts';
+import type { AwaitedApproval, LiveRun, RunSnapshot } from './live-run.ts';
 
 /** The longest a waiting request goes without a progress line. */
 export const PROGRESS_HEARTBEAT_MS = 10_000;
@@ -12,13 +12,25 @@ export const PROGRESS_MIN_GAP_MS = 500;
 
 /** What a waiter is told of `run` now. */
 export function progressLine(run: LiveRun): string {
-  const awaited = [...run.waitingFor.values()][0];
+  return lineOf([...run.waitingFor.values()][0], run.lastLog, Date.now() - run.startedAt);
+}
+
+/** What a waiter is told of a run of another instance, from its stored snapshot. */
+export function snapshotLine(snapshot: RunSnapshot): string {
+  return lineOf(snapshot.waiting_for[0], snapshot.logs.at(-1), snapshot.elapsed_ms);
+}
+
+/** The approval awaited, else the last console line, else how long the run has gone on. */
+function lineOf(
+  awaited: AwaitedApproval | undefined,
+  line: string | undefined,
+  elapsedMs: number,
+): string {
   if (awaited) {
     return `waiting for approval ${awaited.approval_id} of ${awaited.server}.${awaited.tool}: decide with \`codemux approvals approve ${awaited.approval_id}\` or on the dashboard's Approvals page`;
   }
-  const line = run.lastLog;
   if (line !== undefined) return `still running: ${line}`;
-  return `still running (${Math.round((Date.now() - run.startedAt) / 1000)} s)`;
+  return `still running (${Math.round(elapsedMs / 1000)} s)`;
 }
 
 /**

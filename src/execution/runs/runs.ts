@@ -35,8 +35,8 @@ export interface RunRequest {
 
 /** Runs of other instances of a cluster, through the store (absent: this instance's only). */
 export interface SharedRuns {
-  /** A run yielded here: others may now find it. */
-  published(run: LiveRun): void;
+  /** A run yielded here: others may find it once this resolves (before its running answer goes out). */
+  published(run: LiveRun): Promise<void>;
   /** A published run ended here. */
   ended(run: LiveRun): void;
   /** A run of another instance that `owner` may see (undefined: none). */
@@ -124,7 +124,7 @@ export class Runs {
       answer = await this.waitOn(run, undefined, {}, false);
     if (answer.state === 'running') {
       run.markYielded();
-      this.deps.shared?.published(run as LiveRun);
+      await this.deps.shared?.published(run as LiveRun);
     }
     return answer;
   }
