@@ -247,8 +247,6 @@ export type ApprovalChannel = (typeof APPROVAL_CHANNELS)[number];
 export const DEFAULT_MAX_PENDING_PER_CALLER = 20;
 export const MIN_MAX_PENDING_PER_CALLER = 1;
 export const MAX_MAX_PENDING_PER_CALLER = MAX_PENDING_APPROVALS;
-/** While a call waits for a decision, a progress notification this often (when the request has a progressToken). */
-export const APPROVAL_PROGRESS_INTERVAL_MS = 5_000;
 /** Decided and expired approvals kept in the store this long. */
 export const APPROVAL_RETENTION_DAYS = 30;
 

@@ -7,7 +7,6 @@
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import {
-  APPROVAL_PROGRESS_INTERVAL_MS,
   APPROVAL_RETENTION_DAYS,
   MAX_PENDING_APPROVALS,
 } from '../../config/defaults.ts';
@@ -312,14 +311,6 @@ export class Approvals implements ApprovalDesk {
       if (signal.aborted) onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       timers.push(setTimeout(() => expire('timeout'), request.timeoutMs));
-      if (channel.progress) {
-        const say = () =>
-          channel.progress!(
-            `waiting for approval ${record.id}: ${name} (${request.reason}); decide with \`${approveCommand(record.id)}\` or on the dashboard's Approvals page`,
-          );
-        say();
-        timers.push(setInterval(say, APPROVAL_PROGRESS_INTERVAL_MS));
-      }
       void this.askChannel(channel, record, asking.signal);
       const final = await decided;
       return outcomeOf(final, name, request.timeoutMs);
