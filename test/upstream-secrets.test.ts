@@ -16,8 +16,8 @@ import {
   startProtectedMcpServer,
 } from './fixtures/oauth/protected-mcp-server.ts';
 import { followAuthorization } from './fixtures/oauth/user-agent.ts';
-import { adminClient, type RunningGateway, startGateway } from './gateway.ts';
-import { until, writeConfig } from './helpers.ts';
+import { adminClient, type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
+import { FIXTURE_SERVER, until, writeConfig } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
@@ -232,5 +232,46 @@ describe('a stdio server that fails to start', () => {
     for (const text of [JSON.stringify(server), JSON.stringify(stderr.json), g.output()]) {
       expect(text).not.toContain(TOKEN);
     }
+  });
+});
+
+describe('a stdio tool that echoes its env in its result', () => {
+  let g: RunningGateway;
+  const TOKEN = 'tok-31c7aa90-never-shown';
+  const DATA_DIR = '/srv/data/of/the/server';
+  afterAll(async () => {
+    await g?.stop();
+  });
+
+  it('masks the values under secret-looking keys and keeps long plain ones (paths) whole', async () => {
+    const configFile = writeConfig({
+      mcpServers: [
+        {
+          name: 'leaky',
+          command: process.execPath,
+          args: [FIXTURE_SERVER],
+          env: {
+            API_TOKEN: TOKEN,
+            DATA_DIR,
+            MODE: 'crash',
+            FIXTURE_ECHO_ENV: 'API_TOKEN,DATA_DIR,MODE',
+          },
+        },
+      ],
+    });
+    g = await startGateway(configFile);
+    await waitUntilReady(g);
+    const answer = await g.rest('POST', '/api/v1/code/exec', {
+      code: "return call_tool('leaky', 'env', {}).result",
+    });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    const values = { API_TOKEN: '[redacted]', DATA_DIR, MODE: 'crash' };
+    expect(answer.json.value.structuredContent).toEqual({ env: { values } });
+    expect(JSON.parse(answer.json.value.content[0].text)).toEqual(values);
+    const record = await g.rest('GET', `/api/v1/activity/${answer.json.activity_id}`);
+    for (const text of [JSON.stringify(answer.json), JSON.stringify(record.json), g.output()]) {
+      expect(text).not.toContain(TOKEN);
+    }
+    expect(JSON.stringify(record.json)).toContain(DATA_DIR);
   });
 });
