@@ -16,8 +16,8 @@ import {
   startProtectedMcpServer,
 } from './fixtures/oauth/protected-mcp-server.ts';
 import { followAuthorization } from './fixtures/oauth/user-agent.ts';
-import { type RunningGateway, startGateway } from './gateway.ts';
-import { until, writeConfig } from './helpers.ts';
+import { adminClient, type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
+import { FIXTURE_SERVER, until, writeConfig } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
@@ -38,10 +38,11 @@ describe('an upstream whose error page echoes the request headers', () => {
       (s: Json) => s.name === 'secured',
     );
 
-  /** Every credential codemux sent the upstream: the header secret, each access token (whole and its signature part). */
+  /** Every credential codemux sent the upstream: the header secret, each access token (whole and its signature part), each refresh token. */
   const secrets = () => [
     HEADER_SECRET,
     ...mcp.acceptedTokens().flatMap((token) => [token, token.split('.').at(-1)!]),
+    ...as.issuedRefreshTokens(),
   ];
 
   const expectNoSecret = (where: string, text: string) => {
@@ -78,6 +79,64 @@ describe('an upstream whose error page echoes the request headers', () => {
     await g?.stop();
     await mcp?.close();
     await as?.close();
+  });
+
+  it('masks the credentials a tool echoes in its result (a successful one and an isError one) on every surface, and keeps the rest', async () => {
+    const programs = {
+      'call_tool ok': "return call_tool('secured', 'request_headers', {})",
+      'call_tool isError': "return call_tool('secured', 'request_headers', { isError: true })",
+      'tools.* ok': 'return await tools.secured.request_headers({})',
+      'tools.* isError': 'return await tools.secured.request_headers({ isError: true })',
+    };
+    /** The echo was there: masked where a credential was, whole elsewhere (the host it was sent to). */
+    const expectEchoMasked = (where: string, text: string) => {
+      expectNoSecret(where, text);
+      expect(text, where).toContain('[redacted]');
+      expect(text, where).toMatch(/host\W+127\.0\.0\.1:\d+/);
+    };
+    for (const [who, headers] of [
+      ['admin', admin()],
+      ['agent', agent],
+    ] as const) {
+      for (const [name, code] of Object.entries(programs)) {
+        const answer = await g.rest('POST', '/api/v1/code/exec', { code }, headers);
+        expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+        const envelope = JSON.stringify(answer.json.value);
+        expect(envelope, `${who} ${name}`).toContain('x-upstream-key');
+        expectEchoMasked(`${who} ${name} envelope`, JSON.stringify(answer.json));
+        for (const [reader, readerHeaders] of [
+          ['admin', admin()],
+          ['agent', agent],
+        ] as const) {
+          const record = await g.rest(
+            'GET',
+            `/api/v1/activity/${answer.json.activity_id}`,
+            undefined,
+            readerHeaders,
+          );
+          // Whatever an agent token may read of it, the admin reads it whole.
+          if (reader === 'admin') expect(record.status).toBe(200);
+          expectNoSecret(`${who} ${name} activity read by ${reader}`, JSON.stringify(record.json));
+        }
+      }
+    }
+    const mcpClient = await adminClient(g, '/mcp');
+    const codemode = await adminClient(g, '/mcp/codemode');
+    try {
+      for (const [name, code] of Object.entries(programs)) {
+        const [client, tool] = name.startsWith('tools.*')
+          ? [codemode, 'execute']
+          : [mcpClient, 'code_execution'];
+        const result = await client.callTool({ name: tool, arguments: { code } });
+        expectEchoMasked(`MCP ${tool} ${name}`, JSON.stringify(result));
+      }
+    } finally {
+      await mcpClient.close();
+      await codemode.close();
+    }
+    const list = await g.rest('GET', '/api/v1/activity?limit=500');
+    expectNoSecret('activity list', JSON.stringify(list.json));
+    expectNoSecret('gateway log', g.output());
   });
 
   it('masks the access token and the header secret, and quotes a short excerpt, for the admin and an agent token', async () => {
@@ -173,5 +232,46 @@ describe('a stdio server that fails to start', () => {
     for (const text of [JSON.stringify(server), JSON.stringify(stderr.json), g.output()]) {
       expect(text).not.toContain(TOKEN);
     }
+  });
+});
+
+describe('a stdio tool that echoes its env in its result', () => {
+  let g: RunningGateway;
+  const TOKEN = 'tok-31c7aa90-never-shown';
+  const DATA_DIR = '/srv/data/of/the/server';
+  afterAll(async () => {
+    await g?.stop();
+  });
+
+  it('masks the values under secret-looking keys and keeps long plain ones (paths) whole', async () => {
+    const configFile = writeConfig({
+      mcpServers: [
+        {
+          name: 'leaky',
+          command: process.execPath,
+          args: [FIXTURE_SERVER],
+          env: {
+            API_TOKEN: TOKEN,
+            DATA_DIR,
+            MODE: 'crash',
+            FIXTURE_ECHO_ENV: 'API_TOKEN,DATA_DIR,MODE',
+          },
+        },
+      ],
+    });
+    g = await startGateway(configFile);
+    await waitUntilReady(g);
+    const answer = await g.rest('POST', '/api/v1/code/exec', {
+      code: "return call_tool('leaky', 'env', {}).result",
+    });
+    expect(answer.status, JSON.stringify(answer.json)).toBe(200);
+    const values = { API_TOKEN: '[redacted]', DATA_DIR, MODE: 'crash' };
+    expect(answer.json.value.structuredContent).toEqual({ env: { values } });
+    expect(JSON.parse(answer.json.value.content[0].text)).toEqual(values);
+    const record = await g.rest('GET', `/api/v1/activity/${answer.json.activity_id}`);
+    for (const text of [JSON.stringify(answer.json), JSON.stringify(record.json), g.output()]) {
+      expect(text).not.toContain(TOKEN);
+    }
+    expect(JSON.stringify(record.json)).toContain(DATA_DIR);
   });
 });

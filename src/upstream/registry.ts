@@ -104,8 +104,11 @@ export class UpstreamRegistry extends EventEmitter {
     entry.connection.onStderr = (line) =>
       this.logger.debug(`${config.name} stderr: ${journal.stderr(line)}`);
     if (auth) {
-      // Every access token sent is masked out of the server's error text (an echoed header).
-      auth.onBearer = (token) => journal.secrets.credentialSent(token);
+      // Every token sent is masked out of the server's error text and results (an echoed header).
+      auth.onBearer = (token, refreshToken) => {
+        journal.secrets.credentialSent(token);
+        if (refreshToken) journal.secrets.credentialSent(refreshToken);
+      };
       auth.onNeedsSignIn = (reason) => this.needsSignIn(entry, reason);
       auth.onSignedIn = () => this.signedIn(entry);
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ServerConfig } from '../config/index.ts';
-import { excerpt, MASK, SecretMask, secretValues } from './secret-mask.ts';
+import { credentialValues, excerpt, MASK, SecretMask, secretValues } from './secret-mask.ts';
 
 const config = (extra: Partial<ServerConfig>) =>
   ({ name: 's', env: {}, args: [], headers: {}, ...extra }) as ServerConfig;
@@ -21,6 +21,18 @@ describe('secretValues', () => {
     ['API_KEY', 'abc', false],
   ])('env %s=%s is masked: %s', (key, value, masked) => {
     expect(secretValues(config({ env: { [key]: value } }), {}).includes(value)).toBe(masked);
+  });
+
+  it.each([
+    // env key, value, a credential (masked in results too)
+    ['DATA_DIR', '/srv/data/of/the/server', false],
+    ['MODE', 'crash', false],
+    ['API_KEY', 'k-1234', true],
+    ['DB_PASSWORD', 'hunter2', true],
+  ])('env %s=%s is a credential: %s', (key, value, credential) => {
+    expect(credentialValues(config({ env: { [key]: value } }), {}).includes(value)).toBe(
+      credential,
+    );
   });
 
   it('masks every header value (and the credential of a scheme-prefixed one) and the OAuth client secret', () => {
@@ -45,6 +57,16 @@ describe('SecretMask', () => {
     expect(mask.mask('nc-crashy crash key-1 access-token-12 access-token-1')).toBe(
       `nc-crashy crash ${MASK} ${MASK} ${MASK}`,
     );
+  });
+
+  it('masks only the credentials out of a result: a long plain env value stays', () => {
+    const mask = new SecretMask().configure(
+      config({ env: { DATA_DIR: '/srv/data/of/the/server', API_KEY: 'key-1' } }),
+    );
+    mask.credentialSent('refresh-token-9');
+    const text = 'key-1 /srv/data/of/the/server refresh-token-9';
+    expect(mask.maskCredentials(text)).toBe(`${MASK} /srv/data/of/the/server ${MASK}`);
+    expect(mask.mask(text)).toBe(`${MASK} ${MASK} ${MASK}`);
   });
 
   it('masks before it cuts, so no part of a secret is left at the cut', () => {

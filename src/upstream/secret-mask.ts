@@ -3,6 +3,8 @@
  * `headers`, its OAuth tokens and client secret, the secret-looking or long values of its
  * `env`) is replaced by "[redacted]" wherever text that came from the server is shown, and
  * that text is cut to a bounded excerpt after it is masked (so no part of a secret stays).
+ * A tool's result is masked of the credentials alone (credentialValues): a long plain `env`
+ * value (a path) is ordinary data there.
  */
 import type { ServerConfig } from '../config/index.ts';
 
@@ -13,8 +15,8 @@ export const MIN_SECRET_CHARS = 4;
 export const MIN_PLAIN_SECRET_CHARS = 16;
 /** Keys whose values are secrets at any length from MIN_SECRET_CHARS (`*KEY*`, `*TOKEN*`, `*PASSWORD*`...). */
 const SECRET_KEY = /token|secret|key|pass|auth|cred|cookie|session|private/i;
-/** OAuth access tokens remembered per server (one per refresh): older ones are long expired. */
-const MAX_SENT_CREDENTIALS = 16;
+/** OAuth tokens remembered per server (an access and a refresh token per refresh): older ones are long expired. */
+const MAX_SENT_CREDENTIALS = 32;
 const CUT_MARK = '…[cut]';
 
 /** A header value and, for `Bearer xyz`-style values, the credential alone (an echo may quote either). */
@@ -23,19 +25,21 @@ function headerSecrets(value: string): string[] {
   return credential && credential.length >= MIN_SECRET_CHARS ? [value, credential] : [value];
 }
 
+type SecretSources = Pick<ServerConfig, 'env' | 'headers' | 'args' | 'url' | 'oauth'>;
+
 /**
- * The values a server's text must never show: its `headers` values, its `env` values under
- * secret-looking keys or of MIN_PLAIN_SECRET_CHARS or more, its OAuth client secret, and the
- * values of secret-looking variables of codemux's own environment that its `args` or `url`
- * hold (a `${GITHUB_TOKEN}` expanded there).
+ * The credentials codemux sends a server: its `headers` values, its `env` values under
+ * secret-looking keys, its OAuth client secret, and the values of secret-looking variables of
+ * codemux's own environment that its `args` or `url` hold (a `${GITHUB_TOKEN}` expanded there).
+ * These are masked everywhere, a tool's result included.
  */
-export function secretValues(
-  config: Pick<ServerConfig, 'env' | 'headers' | 'args' | 'url' | 'oauth'>,
+export function credentialValues(
+  config: SecretSources,
   environment: NodeJS.ProcessEnv = process.env,
 ): string[] {
   const values: string[] = [];
   for (const [key, value] of Object.entries(config.env ?? {})) {
-    if (value.length >= MIN_PLAIN_SECRET_CHARS || SECRET_KEY.test(key)) values.push(value);
+    if (SECRET_KEY.test(key)) values.push(value);
   }
   for (const value of Object.values(config.headers ?? {})) values.push(...headerSecrets(value));
   const places = [...(config.args ?? []), config.url ?? ''].join('\n');
@@ -46,10 +50,26 @@ export function secretValues(
   return values.filter((value) => value.length >= MIN_SECRET_CHARS);
 }
 
-/** `text` with every one of `secrets` replaced by the mask (give the longest first). */
+/**
+ * The values a server's own text (stderr, errors, logs) must never show: its credentials, and
+ * its `env` values of MIN_PLAIN_SECRET_CHARS or more under any key (a secret under a plain name).
+ */
+export function secretValues(
+  config: SecretSources,
+  environment: NodeJS.ProcessEnv = process.env,
+): string[] {
+  const long = Object.values(config.env ?? {}).filter(
+    (value) => value.length >= MIN_PLAIN_SECRET_CHARS,
+  );
+  return [...credentialValues(config, environment), ...long];
+}
+
+/** `text` with every one of `secrets` replaced by the mask (give the longest first); `text` itself when none is in it. */
 export function maskSecrets(text: string, secrets: readonly string[]): string {
   let masked = text;
-  for (const secret of secrets) masked = masked.split(secret).join(MASK);
+  for (const secret of secrets) {
+    if (masked.includes(secret)) masked = masked.split(secret).join(MASK);
+  }
   return masked;
 }
 
@@ -66,16 +86,19 @@ export function excerpt(text: string, maxBytes: number): string {
 /** One server's secrets over its life: every config it had, and the OAuth tokens sent to it. */
 export class SecretMask {
   private readonly configured = new Set<string>();
+  private readonly configuredCredentials = new Set<string>();
   private readonly sent: string[] = [];
   private ordered: string[] = [];
+  private orderedCredentials: string[] = [];
 
   /** Adds `config`'s secrets (an old process may still print an old config's, so none is forgotten). */
   configure(config: ServerConfig): this {
     for (const secret of secretValues(config)) this.configured.add(secret);
+    for (const credential of credentialValues(config)) this.configuredCredentials.add(credential);
     return this.order();
   }
 
-  /** A credential just sent to the server (an OAuth access token). */
+  /** A credential just sent to the server, or on its behalf (an OAuth access or refresh token). */
   credentialSent(credential: string): void {
     if (credential.length < MIN_SECRET_CHARS || this.sent.includes(credential)) return;
     this.sent.push(credential);
@@ -88,6 +111,16 @@ export class SecretMask {
     return maskSecrets(text, this.ordered);
   }
 
+  /** Whether the server has any credential (without one, its results are passed on untouched). */
+  get hasCredentials(): boolean {
+    return this.orderedCredentials.length > 0;
+  }
+
+  /** `text` with the credentials masked (not the long plain `env` values): for a tool's result. */
+  maskCredentials(text: string): string {
+    return maskSecrets(text, this.orderedCredentials);
+  }
+
   /** `text` masked, then cut to `maxBytes`. */
   excerpt(text: string, maxBytes: number): string {
     return excerpt(this.mask(text), maxBytes);
@@ -95,9 +128,10 @@ export class SecretMask {
 
   private order(): this {
     // Longest first, so a secret that contains another is masked whole.
-    this.ordered = [...new Set([...this.configured, ...this.sent])].sort(
-      (a, b) => b.length - a.length,
-    );
+    const longestFirst = (values: Iterable<string>) =>
+      [...new Set(values)].sort((a, b) => b.length - a.length);
+    this.ordered = longestFirst([...this.configured, ...this.sent]);
+    this.orderedCredentials = longestFirst([...this.configuredCredentials, ...this.sent]);
     return this;
   }
 }

@@ -1,8 +1,9 @@
-/** @module Sending one admitted call: a slot here, a cluster slot, the call, its outcome. */
+/** @module Sending one admitted call: a slot here, a cluster slot, the call, its outcome (its result masked of the server's credentials). */
 import type { ServerConfig } from '../config/index.ts';
 import { cancelled, failedCall, minDefined } from './call-failure.ts';
 import { needsSignInMessage } from './oauth/needs-auth.ts';
 import type { Entry } from './registry-entry.ts';
+import { maskResult } from './result-mask.ts';
 import type { CallOptions, CallOutcome, ClusterSlots } from './types.ts';
 
 const NO_CLUSTER_LIMIT = { ok: true, release: () => {} } as const;
@@ -57,7 +58,8 @@ export async function sendCall(
       signal: options.signal,
       timeoutMs,
     });
-    return { ok: true, result };
+    // The one place a result comes back: every surface (envelope, activity, REST, MCP) gets it masked.
+    return { ok: true, result: maskResult(result, entry.journal.secrets) };
   } catch (error) {
     if (entry.needsAuth !== undefined) {
       return { ok: false, code: 'SERVER_UNAVAILABLE', message: needsSignInMessage(server) };

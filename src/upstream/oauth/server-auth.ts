@@ -39,13 +39,13 @@ export function issuedExpired(tokens: StoredTokens): boolean {
 
 function withBearer(
   init: RequestInit | undefined,
-  token: string | undefined,
-  onBearer?: (token: string) => void,
+  tokens: StoredTokens | undefined,
+  onBearer?: UpstreamAuth['onBearer'],
 ): RequestInit {
-  if (token === undefined) return init ?? {};
-  onBearer?.(token);
+  if (tokens === undefined) return init ?? {};
+  onBearer?.(tokens.access_token, tokens.refresh_token);
   const headers = new Headers(init?.headers);
-  headers.set('Authorization', `Bearer ${token}`);
+  headers.set('Authorization', `Bearer ${tokens.access_token}`);
   return { ...init, headers };
 }
 
@@ -69,7 +69,7 @@ export class ServerAuth implements UpstreamAuth {
   needsSignIn: string | undefined;
   onNeedsSignIn?: (reason: string) => void;
   onSignedIn?: () => void;
-  onBearer?: (token: string) => void;
+  onBearer?: UpstreamAuth['onBearer'];
   /** From the last `Bearer` challenge: where the server's protected resource metadata is. */
   resourceMetadataUrl: URL | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -113,7 +113,7 @@ export class ServerAuth implements UpstreamAuth {
     const current = await this.vault.tokens(this.name, this.url);
     let tokens = 'tokens' in current ? current.tokens : undefined;
     if (tokens && issuedExpired(tokens)) {
-      const response = await fetch(url, withBearer(init, tokens.access_token, this.onBearer));
+      const response = await fetch(url, withBearer(init, tokens, this.onBearer));
       await this.spent(tokens);
       return response;
     }
@@ -124,7 +124,7 @@ export class ServerAuth implements UpstreamAuth {
       }
     }
     const token = tokens?.access_token;
-    const response = await fetch(url, withBearer(init, token, this.onBearer));
+    const response = await fetch(url, withBearer(init, tokens, this.onBearer));
     if (tokens && issuedExpired(tokens)) await this.spent(tokens);
     if (response.status !== 401) return response;
     const challenge = response.headers.get('www-authenticate') ?? '';
@@ -145,7 +145,7 @@ export class ServerAuth implements UpstreamAuth {
     if (!fresh) return response;
     const refreshed = fresh.access_token;
     await response.body?.cancel().catch(() => {});
-    const again = await fetch(url, withBearer(init, refreshed, this.onBearer));
+    const again = await fetch(url, withBearer(init, fresh, this.onBearer));
     if (issuedExpired(fresh)) {
       await this.spent(fresh);
       return again;

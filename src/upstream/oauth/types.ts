@@ -15,8 +15,11 @@ export interface UpstreamAuth {
   readonly needsSignIn: string | undefined;
   /** Called (once per cause) when the server needs a sign-in while connected; set by the registry. */
   onNeedsSignIn?: (reason: string) => void;
-  /** Called with each access token just before it is sent (the registry masks it from the server's errors); set by the registry. */
-  onBearer?: (token: string) => void;
+  /**
+   * Called with each access token just before it is sent, and the refresh token that goes with
+   * it (the registry masks both from the server's errors and results); set by the registry.
+   */
+  onBearer?: (token: string, refreshToken?: string) => void;
   /** Called when tokens arrived while it needed sign-in (here or on another instance); set by the registry. */
   onSignedIn?: () => void;
   /** The server left the config: no more refreshes. */
