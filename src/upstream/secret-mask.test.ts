@@ -47,6 +47,24 @@ describe('secretValues', () => {
       expect.arrayContaining(['blue', 'Bearer t0k3n-xyz', 't0k3n-xyz', 'cs-123456']),
     );
   });
+
+  it('counts a header as a credential (masked in results) by a secret-looking name or a long value', () => {
+    const values = credentialValues(
+      config({
+        headers: {
+          'X-Team': 'blue',
+          'X-Tenant': 'tenant-0123456789abcdef',
+          'X-Api-Key': 'k-42',
+          Authorization: 'Bearer t0k3n-xyz',
+        },
+      }),
+      {},
+    );
+    expect(values).not.toContain('blue');
+    expect(values).toEqual(
+      expect.arrayContaining(['tenant-0123456789abcdef', 'k-42', 'Bearer t0k3n-xyz', 't0k3n-xyz']),
+    );
+  });
 });
 
 describe('SecretMask', () => {

@@ -28,7 +28,8 @@ function headerSecrets(value: string): string[] {
 type SecretSources = Pick<ServerConfig, 'env' | 'headers' | 'args' | 'url' | 'oauth'>;
 
 /**
- * The credentials codemux sends a server: its `headers` values, its `env` values under
+ * The credentials codemux sends a server: its `headers` values under secret-looking names (or
+ * of MIN_PLAIN_SECRET_CHARS or more), its `env` values under
  * secret-looking keys, its OAuth client secret, and the values of secret-looking variables of
  * codemux's own environment that its `args` or `url` hold (a `${GITHUB_TOKEN}` expanded there).
  * These are masked everywhere, a tool's result included.
@@ -41,7 +42,12 @@ export function credentialValues(
   for (const [key, value] of Object.entries(config.env ?? {})) {
     if (SECRET_KEY.test(key)) values.push(value);
   }
-  for (const value of Object.values(config.headers ?? {})) values.push(...headerSecrets(value));
+  // A header under a plain name with a short value (`X-Team: blue`) is not a credential:
+  // masking it in results would mangle every word that holds it.
+  for (const [name, value] of Object.entries(config.headers ?? {})) {
+    if (SECRET_KEY.test(name) || value.length >= MIN_PLAIN_SECRET_CHARS)
+      values.push(...headerSecrets(value));
+  }
   const places = [...(config.args ?? []), config.url ?? ''].join('\n');
   for (const [key, value] of Object.entries(environment)) {
     if (value && SECRET_KEY.test(key) && places.includes(value)) values.push(value);
@@ -61,7 +67,11 @@ export function secretValues(
   const long = Object.values(config.env ?? {}).filter(
     (value) => value.length >= MIN_PLAIN_SECRET_CHARS,
   );
-  return [...credentialValues(config, environment), ...long];
+  // Every header value stays out of the server's own text, as it always did.
+  const headers = Object.values(config.headers ?? {})
+    .flatMap(headerSecrets)
+    .filter((value) => value.length >= MIN_SECRET_CHARS);
+  return [...new Set([...credentialValues(config, environment), ...long, ...headers])];
 }
 
 /** `text` with every one of `secrets` replaced by the mask (give the longest first); `text` itself when none is in it. */
