@@ -18,6 +18,12 @@ beforeAll(async () => {
         { name: 'everything-http', url: http.url },
         { name: 'everything-sse', protocol: 'sse', url: sse.url },
         { name: 'slow', command: process.execPath, args: [FIXTURE_SERVER], call_timeout_ms: 100 },
+        {
+          name: 'talkative',
+          command: process.execPath,
+          args: [FIXTURE_SERVER],
+          env: { API_TOKEN: 'tok-log-0123-never-shown' },
+        },
       ],
     },
     { baseDir: process.cwd() },
@@ -50,6 +56,23 @@ describe.each(['everything', 'everything-http', 'everything-sse'])('upstream %s'
   it('passes an upstream validation failure back as a failed call', async () => {
     const outcome = await registry.call(name, 'get-sum', { a: 'x' }, {});
     expect(outcome.ok ? outcome.result.isError : true).toBe(true);
+  });
+});
+
+describe('log notifications', () => {
+  it("mask the server's credentials, as its stderr is (issue 33, item 1)", async () => {
+    const heard = new Promise<unknown>((resolve) =>
+      registry.on('log', (server: string, message: { data: unknown }) => {
+        if (server === 'talkative') resolve(message.data);
+      }),
+    );
+    await registry.call(
+      'talkative',
+      'log',
+      { level: 'warning', data: 'calling with tok-log-0123-never-shown' },
+      {},
+    );
+    expect(await heard).toBe('calling with [redacted]');
   });
 });
 

@@ -23,6 +23,7 @@ import {
   statusOf,
   untilSettled,
 } from './registry-entry.ts';
+import { maskValue } from './result-mask.ts';
 import { sendCall } from './send-call.ts';
 import { type JournalEvent, ServerJournal } from './server-journal.ts';
 import { COMMAND_NOT_FOUND } from './stdio-transport.ts';
@@ -100,7 +101,12 @@ export class UpstreamRegistry extends EventEmitter {
     };
     entry.connection.onClose = (reason) => this.onDropped(entry, reason);
     entry.connection.onToolsChanged = () => this.emit('tools', config.name);
-    entry.connection.onLog = (message) => this.emit('log', config.name, message);
+    // A log notification is the server's own text: masked as its stderr is, at any depth.
+    entry.connection.onLog = (message) =>
+      this.emit('log', config.name, {
+        ...message,
+        data: maskValue(message.data, (text) => journal.secrets.mask(text)),
+      });
     entry.connection.onStderr = (line) =>
       this.logger.debug(`${config.name} stderr: ${journal.stderr(line)}`);
     if (auth) {

@@ -19,7 +19,7 @@ const isObject = (value: unknown): value is Json =>
  * `value` with every string in it masked; `value` itself when nothing changed. Recursive:
  * a result is at most MAX_UPSTREAM_RESULT_DEPTH deep (guarded-transport.ts refuses deeper).
  */
-function maskValue(value: unknown, mask: Mask): unknown {
+export function maskValue(value: unknown, mask: Mask): unknown {
   if (typeof value === 'string') return mask(value);
   if (Array.isArray(value)) return maskArray(value, (item) => maskValue(item, mask));
   if (isObject(value)) return maskObject(value, mask);
