@@ -10,7 +10,7 @@ import type { Caller, Runtime } from '../../execution/index.ts';
 import type { Dialect, DialectCall } from '../dialects.ts';
 import type { ToolsCallParams } from '../tools-call.ts';
 import { cancelTask, createTask, getTask, listTasks, waitTask, watchTask } from './run-tasks.ts';
-import { INVALID_PARAMS, type RunTask, TASK_POLL_INTERVAL_MS } from './task-of.ts';
+import { INVALID_PARAMS, type RunTask, TASK_POLL_INTERVAL_MS, taskIdOf } from './task-of.ts';
 
 /** The `_meta` key that ties tasks/result's answer to its task (2025-11-25). */
 export const RELATED_TASK_META_KEY = 'io.modelcontextprotocol/related-task';
@@ -99,14 +99,6 @@ export async function legacyCancelTask(runtime: Runtime, caller: Caller, params:
       `Cannot cancel task ${taskId}: it is already ${cancelled.ended.fields.status}`,
     );
   return legacyTask(runtime, cancelled.task);
-}
-
-/** `params.taskId`, or InvalidParams naming the field. */
-export function taskIdOf(params: unknown): string {
-  const taskId = (params as { taskId?: unknown } | undefined)?.taskId;
-  if (typeof taskId !== 'string' || taskId === '')
-    throw new RpcError(INVALID_PARAMS, 'params.taskId must be a string (the task to read)');
-  return taskId;
 }
 
 function dataOf(data: unknown): Record<string, unknown> | undefined {

@@ -118,3 +118,11 @@ function cancelled(answer: Extract<RunStanding, { state: 'ended' }>): boolean {
   const envelope = (answer.end.result as ExecutionResult).envelope;
   return !envelope.ok && envelope.error.code === 'CANCELLED';
 }
+
+/** `params.taskId` of a tasks/ request, or InvalidParams naming the field. */
+export function taskIdOf(params: unknown): string {
+  const taskId = (params as { taskId?: unknown } | undefined)?.taskId;
+  if (typeof taskId !== 'string' || taskId === '')
+    throw new RpcError(INVALID_PARAMS, 'params.taskId must be a string (the task)');
+  return taskId;
+}
