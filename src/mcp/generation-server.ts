@@ -121,7 +121,11 @@ export function createGenerationServer(
     }
     if (context.era === 'modern' && negotiatesTasks(capabilities)) {
       return (await protocolErrors(() =>
-        extensionCreateTask(runtime, dialect, params, { caller, channel: {} }),
+        extensionCreateTask(runtime, dialect, params, {
+          caller,
+          channel: {},
+          signal: ctx.mcpReq.signal,
+        }),
       )) as never;
     }
     if (context.era === 'modern' && elicits) {

@@ -43,14 +43,19 @@ export async function createTask(
   return { task: taskOf(answer, revision) };
 }
 
-/** Task `id` of `caller` as it stands now (InvalidParams when the caller may see no such run). */
+/**
+ * Task `id` of `caller` as it stands now, or once it ended when that comes within `waitMs`
+ * (InvalidParams when the caller may see no such run).
+ */
 export async function getTask(
   runtime: Runtime,
   caller: Caller,
   id: string,
   revision: TaskRevision,
+  waitMs = 0,
+  signal?: AbortSignal,
 ): Promise<RunTask> {
-  const answer = await runtime.runs.resume(id, caller, { waitMs: 0 }, {});
+  const answer = await runtime.runs.resume(id, caller, { waitMs }, { signal });
   if (answer.state === 'refused') throw refusal(answer.error);
   return taskOf({ ...answer, kind: answer.snapshot.kind }, revision);
 }

@@ -6,6 +6,7 @@
  * (idempotently); tasks/update has nothing to take, as codemux asks nothing through a task.
  * Without the extension, these methods are refused with MissingRequiredClientCapability.
  */
+import { RpcError } from '../../errors/index.ts';
 import type { Caller, Runtime } from '../../execution/index.ts';
 import type { Dialect, DialectCall } from '../dialects.ts';
 import type { ToolsCallParams } from '../tools-call.ts';
@@ -17,9 +18,6 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** What a 2026 server declares under `capabilities.extensions`. */
 export const TASKS_EXTENSION_CAPABILITY = { [TASKS_EXTENSION]: {} };
-
-/** The methods the extension defines on the 2026-07-28 revision. */
-export const EXTENSION_METHODS = ['tasks/get', 'tasks/update', 'tasks/cancel'] as const;
 
 /** True when a request's client capabilities name the tasks extension. */
 export function negotiatesTasks(capabilities: unknown): boolean {
@@ -37,7 +35,17 @@ function extensionTask(runtime: Runtime, task: RunTask) {
   };
 }
 
-/** A tools/call from a client that negotiated the extension: a CreateTaskResult, or the result when no run was kept. */
+/**
+ * How long a call waits for its run's end before answering with a task: the extension lets
+ * the server answer a fast call at once (SEP-2663's immediate result), so most calls cost no
+ * polling; a run still going by then is a task.
+ */
+export const IMMEDIATE_RESULT_MS = 500;
+
+/**
+ * A tools/call from a client that negotiated the extension: the tool's result when its run
+ * ended within IMMEDIATE_RESULT_MS (or kept no run), else a CreateTaskResult.
+ */
 export async function extensionCreateTask(
   runtime: Runtime,
   dialect: Dialect,
@@ -46,7 +54,23 @@ export async function extensionCreateTask(
 ): Promise<Record<string, unknown>> {
   const created = await createTask(runtime, dialect, params, call, '2026');
   if ('result' in created) return created.result;
-  return { resultType: 'task', ...extensionTask(runtime, created.task) };
+  const { taskId } = created.task.fields;
+  const task = await getTask(
+    runtime,
+    call.caller,
+    taskId,
+    '2026',
+    IMMEDIATE_RESULT_MS,
+    call.signal,
+  );
+  if (task.end && 'result' in task.end) return task.end.result;
+  if (task.end)
+    throw new RpcError(task.end.error.code, task.end.error.message, dataOf(task.end.error.data));
+  return { resultType: 'task', ...extensionTask(runtime, task) };
+}
+
+function dataOf(data: unknown): Record<string, unknown> | undefined {
+  return typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : undefined;
 }
 
 /** tasks/get: the task, with `result` inlined once completed and `error` once failed. */
