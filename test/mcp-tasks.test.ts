@@ -158,10 +158,95 @@ describe.each(TRANSPORTS)('MCP tasks over %s (2025-11-25, 1.x SDK client)', (lab
     }
   });
 
-  it('a run held on an approval shows input_required and completes once approved over REST', async () => {
-    const marker = `/task-held-${label}`;
+  it('tasks/cancel stops a held run: cancelled, its held call never sent', async () => {
+    const marker = `/task-cancel-${label}`;
     const before = arrived().length;
-    const { client, statuses } = await connect(transport());
+    const { client } = await connect(transport());
+    try {
+      const created = await client.request(
+        {
+          method: 'tools/call',
+          params: {
+            name: 'code_execution',
+            arguments: {
+              code: `call_tool('mut','wipe',{path:'${marker}'}); call_tool('mut','write',{path:'${marker}'}); 'done'`,
+            },
+            task: {},
+          },
+        },
+        CreateTaskResultSchema,
+      );
+      const taskId = created.task.taskId;
+      await until(
+        () => approvalsFor(marker),
+        (items) => items.length > 0,
+      );
+      const cancelled = await client.experimental.tasks.cancelTask(taskId);
+      expect(cancelled).toMatchObject({ taskId, status: 'cancelled' });
+      const [approval] = await until(
+        () => approvalsFor(marker),
+        (items) => items[0]?.status === 'expired',
+      );
+      expect(approval.status).toBe('expired');
+      const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+      expect(result.structuredContent).toMatchObject({ ok: false, error: { code: 'CANCELLED' } });
+      expect(arrived().slice(before)).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('every run tool is a task (Streamable HTTP)', () => {
+  it('execute on /mcp/codemode and a code tool answer through their task what their call answers', async () => {
+    const codemode = new Client({ name: 'tasks-codemode', version: '1' });
+    await codemode.connect(
+      new StreamableHTTPClientTransport(new URL(`${g.url}/mcp/codemode`), {
+        requestInit: { headers: { 'x-api-key': g.key } },
+      }),
+    );
+    try {
+      const { tools } = await codemode.listTools();
+      expect(tools[0]?.execution).toEqual({ taskSupport: 'optional' });
+      const messages = await callAsTask(codemode, 'execute', { code: 'return 6 * 7;' });
+      const result = messages.at(-1);
+      expect(result.type, JSON.stringify(messages)).toBe('result');
+      expect(JSON.parse(result.result.content[0].text)).toMatchObject({
+        status: 'completed',
+        result: 42,
+      });
+    } finally {
+      await codemode.close();
+    }
+    expect((await g.rest('POST', '/api/v1/code-tools', { name: 'task_tool' })).status).toBe(201);
+    await g.rest('PUT', '/api/v1/code-tools/task_tool', { code: "'from a code tool'" });
+    const { client } = await connect(TRANSPORTS[0]![1]());
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'task_tool')?.execution).toEqual({
+        taskSupport: 'optional',
+      });
+      const messages = await callAsTask(client, 'task_tool', {});
+      const created = messages.find((m) => m.type === 'taskCreated');
+      const plain = await client.callTool({ name: 'task_tool', arguments: {} });
+      expect(messages.at(-1).result.content).toEqual(plain.content);
+      expect((await client.experimental.tasks.getTask(created.task.taskId)).status).toBe(
+        'completed',
+      );
+    } finally {
+      await client.close();
+      await g.rest('DELETE', '/api/v1/code-tools/task_tool');
+    }
+  });
+});
+
+// Over Streamable HTTP: the approval is decided over REST of the gateway that holds the run
+// (a `codemux stdio` process of its own learns of decisions made elsewhere only in a cluster).
+describe('an MCP task held on an approval (Streamable HTTP)', () => {
+  it('a run held on an approval shows input_required and completes once approved over REST', async () => {
+    const marker = '/task-held';
+    const before = arrived().length;
+    const { client, statuses } = await connect(TRANSPORTS[0]![1]());
     try {
       const created = await client.request(
         {
@@ -197,44 +282,6 @@ describe.each(TRANSPORTS)('MCP tasks over %s (2025-11-25, 1.x SDK client)', (lab
         (s) => s.includes('completed'),
       );
       expect(seen).toContain('input_required');
-    } finally {
-      await client.close();
-    }
-  });
-
-  it('tasks/cancel stops a held run: cancelled, its held call never sent', async () => {
-    const marker = `/task-cancel-${label}`;
-    const before = arrived().length;
-    const { client } = await connect(transport());
-    try {
-      const created = await client.request(
-        {
-          method: 'tools/call',
-          params: {
-            name: 'code_execution',
-            arguments: {
-              code: `call_tool('mut','wipe',{path:'${marker}'}); call_tool('mut','write',{path:'${marker}'}); 'done'`,
-            },
-            task: {},
-          },
-        },
-        CreateTaskResultSchema,
-      );
-      const taskId = created.task.taskId;
-      await until(
-        () => approvalsFor(marker),
-        (items) => items.length > 0,
-      );
-      const cancelled = await client.experimental.tasks.cancelTask(taskId);
-      expect(cancelled).toMatchObject({ taskId, status: 'cancelled' });
-      const [approval] = await until(
-        () => approvalsFor(marker),
-        (items) => items[0]?.status === 'expired',
-      );
-      expect(approval.status).toBe('expired');
-      const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
-      expect(result.structuredContent).toMatchObject({ ok: false, error: { code: 'CANCELLED' } });
-      expect(arrived().slice(before)).toEqual([]);
     } finally {
       await client.close();
     }
