@@ -16,14 +16,14 @@ const SHIM = path.join(ROOT, 'scripts', 'conformance', 'register.mjs');
 
 /** The fixture tools the scenarios call, as code tools: [name, params, code]. */
 const FIXTURES: Array<[string, Array<Record<string, unknown>>, string]> = [
-  ['greet', [{ name: 'name', type: 'string', required: true }], '`Hello, ${name}!`'],
+  ['greet', [{ name: 'name', type: 'string', required: true }], "'Hello, ' + name + '!'"],
   [
     'slow_compute',
     [
       { name: 'seconds', type: 'decimal', required: true },
       { name: 'label', type: 'string', required: false },
     ],
-    "call_tool('fixture', 'sleep', {ms: seconds * 1000}); `computed ${label ?? ''} after ${seconds} s`",
+    "call_tool('fixture', 'sleep', {ms: seconds * 1000}); 'computed ' + (label ?? '') + ' after ' + seconds + ' s'",
   ],
   [
     'failing_job',

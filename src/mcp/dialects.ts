@@ -124,14 +124,14 @@ export async function runDialectTool(
       throw new RpcError(TOOL_NOT_FOUND, `Tool '${params.name}' not found`, TOOL_NOT_FOUND_DATA);
     // Code mode's refusals (too many executions, invalid arguments) throw an RpcError too.
     const answer = continuesRun(args)
-      ? await continueRun(runtime, args, 'execute', caller, request)
+      ? await continueRun(runtime, atOnce(args, 'timeout_ms', keep), 'execute', caller, request)
       : await startExecute(runtime, args, caller, request);
     return { answer, called: 'execute' };
   }
   if (params.name === RECONNECTION_PROBE_TOOL) return { result: reconnectionProbe(call) };
   if (params.name === CODE_EXECUTION_TOOL) {
     const answer = continuesRun(args)
-      ? await continueRun(runtime, args, 'code_execution', caller, request)
+      ? await continueRun(runtime, atOnce(args, 'wait_ms', keep), 'code_execution', caller, request)
       : await startCodeExecution(runtime, args, caller, request);
     return { answer, called: 'code_execution' };
   }
@@ -145,6 +145,11 @@ export async function runDialectTool(
     INVALID_PARAMS,
     `Tool '${params.name}' not found; codemux offers ${CODE_EXECUTION_TOOL} and the code tools tools/list shows`,
   );
+}
+
+/** A continue asked as a task waits for nothing: the task answers at once, tasks/result waits. */
+function atOnce(args: Record<string, unknown>, wait: string, keep?: boolean) {
+  return keep ? { ...args, [wait]: 0 } : args;
 }
 
 /**

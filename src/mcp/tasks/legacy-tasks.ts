@@ -52,7 +52,7 @@ export async function legacyCreateTask(
   if ('result' in created) return created.result;
   const task = legacyTask(runtime, created.task);
   if (notify)
-    watchTask(runtime, call.caller, task.taskId, '2025', (changed) => {
+    watchTask(runtime, call.caller, task.taskId, '2025', task.status, (changed) => {
       notify(legacyTask(runtime, changed)).catch(() => undefined);
     });
   return { task };

@@ -9,7 +9,13 @@ import { RpcError } from '../../errors/index.ts';
 import type { Caller, ErrorBody, Runtime } from '../../execution/index.ts';
 import { type Dialect, type DialectCall, runDialectTool, toolResultOf } from '../dialects.ts';
 import type { ToolsCallParams } from '../tools-call.ts';
-import { INVALID_PARAMS, type RunTask, type TaskRevision, taskOf } from './task-of.ts';
+import {
+  INVALID_PARAMS,
+  type RunTask,
+  type TaskRevision,
+  type TaskStatus,
+  taskOf,
+} from './task-of.ts';
 
 /** The longest single wait of tasks/result; it waits again until the run ends or the request aborts. */
 const RESULT_WAIT_SLICE_MS = 600_000;
@@ -40,7 +46,7 @@ export async function createTask(
     {},
   );
   if (kept.state === 'refused') return { result: toolResultOf(answer, called) };
-  return { task: taskOf(answer, revision) };
+  return { task: taskOf({ ...kept, kind: answer.kind }, revision) };
 }
 
 /**
@@ -115,23 +121,42 @@ export async function listTasks(
 }
 
 /**
- * Calls `notify` with the task each time run `id` starts or stops waiting on an approval, and
- * when it ends (notifications/tasks/status); nothing when the run is not alive here.
+ * Calls `notify` with the task each time the status of run `id` changes from `status` (it
+ * starts or stops waiting on an approval, it ends): notifications/tasks/status. Nothing when
+ * the run is not alive here.
  */
 export function watchTask(
   runtime: Runtime,
   caller: Caller,
   id: string,
   revision: TaskRevision,
+  status: TaskStatus,
   notify: (task: RunTask) => void,
 ): void {
   const run = runtime.runs.liveRuns().find((r) => r.id === id);
   if (!run) return;
+  let last = status;
+  // One read at a time, in order: a stale read must never follow the end.
+  let reads = Promise.resolve();
+  const check = () => {
+    reads = reads
+      .then(() => getTask(runtime, caller, id, revision))
+      .then(
+        (task) => {
+          if (task.fields.status === last) return;
+          last = task.fields.status;
+          notify(task);
+        },
+        () => undefined,
+      );
+  };
   const stop = run.on((event) => {
     if (event === 'log') return;
     if (event === 'end') stop();
-    void getTask(runtime, caller, id, revision).then(notify, () => undefined);
+    check();
   });
+  // It may have changed between the task's answer and now.
+  check();
 }
 
 /** A refused task request as InvalidParams, codemux's code and message kept in its data. */
