@@ -215,6 +215,19 @@ describe('every run tool is a task (Streamable HTTP)', () => {
         status: 'completed',
         result: 42,
       });
+      // A call code mode refuses with a JSON-RPC error: the task fails, tasks/result answers that error.
+      const refused = await codemode.request(
+        { method: 'tools/call', params: { name: 'execute', arguments: {}, task: {} } },
+        CreateTaskResultSchema,
+      );
+      const taskId = refused.task.taskId;
+      const plain = await codemode.callTool({ name: 'execute', arguments: {} }).catch((e) => e);
+      expect(typeof plain.code, String(plain)).toBe('number');
+      await expect(
+        codemode.experimental.tasks.getTaskResult(taskId, CallToolResultSchema),
+      ).rejects.toMatchObject({ code: plain.code, message: plain.message });
+      const failed = await codemode.experimental.tasks.getTask(taskId);
+      expect(failed).toMatchObject({ status: 'failed', statusMessage: expect.any(String) });
     } finally {
       await codemode.close();
     }
