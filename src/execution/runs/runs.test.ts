@@ -198,6 +198,19 @@ describe('runs that outlive their request', () => {
     }
   });
 
+  it('keeps a run from its start (an MCP task): it answers running at once and its end stays readable', async () => {
+    const answer = await startCodeExecution(runtime, { code: '6 * 7' }, AGENT, { keep: true });
+    const id = running(answer).execution_id;
+    // A run that ends before code_execution_yield_ms is kept all the same, and only for its owner.
+    const final = ended(await resume({ execution_id: id, wait_ms: 5000 }));
+    expect(final.envelope).toEqual({ ok: true, value: 42 });
+    expect((await runtime.runs.list(AGENT)).map((s) => s.execution_id)).toContain(id);
+    expect(await resume({ execution_id: id }, OTHER)).toMatchObject({
+      state: 'refused',
+      error: { code: 'EXECUTION_NOT_FOUND' },
+    });
+  });
+
   it('yields execute in its own shape and continues it', async () => {
     const answer = await startExecute(
       runtime,
