@@ -6,10 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import {
-  APPROVAL_RETENTION_DAYS,
-  MAX_PENDING_APPROVALS,
-} from '../../config/defaults.ts';
+import { APPROVAL_RETENTION_DAYS, MAX_PENDING_APPROVALS } from '../../config/defaults.ts';
 import {
   type ApprovalRecord,
   type ApprovalStatus,
