@@ -88,7 +88,7 @@ async function exec(gateway, code) {
 }
 
 /** When the fixture behind `gateway` last received a call of `tool` (epoch ms). */
-function lastArrival(gateway, tool) {
+export function lastArrival(gateway, tool) {
   const lines = fs.readFileSync(gateway.arrivals, 'utf8').trimEnd().split('\n');
   for (let i = lines.length - 1; i >= 0; i--) {
     const [name, at] = lines[i].split(' ');
@@ -99,7 +99,8 @@ function lastArrival(gateway, tool) {
 
 /**
  * Pending approvals as `gateway`'s SSE stream (GET /api/v1/approvals/stream) announces them:
- * `pending(target)` resolves with the one whose arguments carry `path: target` (every round holds its own).
+ * `pending(target)` resolves with the one whose arguments carry `path: target` (every round holds its own;
+ * many may wait at once).
  */
 export async function watchPending(gateway) {
   const abort = new AbortController();
@@ -108,7 +109,8 @@ export async function watchPending(gateway) {
     signal: abort.signal,
   });
   const byPath = new Map();
-  let wake;
+  // Every caller of pending() waiting now, woken at each announcement.
+  const wakers = new Set();
   void (async () => {
     const decoder = new TextDecoder();
     let text = '';
@@ -124,7 +126,8 @@ export async function watchPending(gateway) {
           const approval = data && JSON.parse(data);
           if (approval?.status !== 'pending') continue;
           byPath.set(approval.args?.path, approval);
-          wake?.();
+          for (const wake of wakers) wake();
+          wakers.clear();
         }
       }
     } catch {
@@ -133,7 +136,7 @@ export async function watchPending(gateway) {
   })();
   return {
     async pending(target) {
-      while (!byPath.has(target)) await new Promise((r) => (wake = r));
+      while (!byPath.has(target)) await new Promise((r) => wakers.add(r));
       const approval = byPath.get(target);
       byPath.delete(target);
       return approval;
