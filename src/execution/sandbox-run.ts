@@ -77,6 +77,7 @@ export async function runInSandbox(
     pins: deps.pins,
     policy: spec.policy,
     ...(spec.watch ? { onLog: (line: string) => spec.watch!.logged(line) } : {}),
+    ...(spec.watch?.journal ? { journal: spec.watch.journal } : {}),
   });
   spec.watch?.attach(gate);
   const outcome = await deps.executor.run(

@@ -5,7 +5,12 @@ import type { CallDialect, JobOutcome, JobSpec, LogLevel } from './protocol.ts';
 export type BridgeReply =
   /** `envelopeJson`, when given, is JSON.stringify(envelope), already made by the bridge. */
   | { envelope: unknown; envelopeJson?: string }
-  | { fatal: { code: 'MAX_TOOL_CALLS_EXCEEDED' | 'EXECUTION_FAILED'; message: string } };
+  | {
+      fatal: {
+        code: 'MAX_TOOL_CALLS_EXCEEDED' | 'EXECUTION_FAILED' | 'REPLAY_DIVERGED';
+        message: string;
+      };
+    };
 
 /** What the executor offers the bridge of one run. */
 export interface RunClock {

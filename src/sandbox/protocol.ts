@@ -103,6 +103,8 @@ export interface GuestError {
     | 'GLOBALS_TOO_LARGE'
     /** The host's signal aborted the run (its worker was stopped); the message is the reason. */
     | 'CANCELLED'
+    /** A resumed run asked for something other than its journal holds (the host ends it). */
+    | 'REPLAY_DIVERGED'
     | 'EXECUTION_FAILED';
   message: string;
   stack?: string;

@@ -6,10 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import {
-  APPROVAL_RETENTION_DAYS,
-  MAX_PENDING_APPROVALS,
-} from '../../config/defaults.ts';
+import { APPROVAL_RETENTION_DAYS, MAX_PENDING_APPROVALS } from '../../config/defaults.ts';
 import {
   type ApprovalRecord,
   type ApprovalStatus,
@@ -329,6 +326,51 @@ export class Approvals implements ApprovalDesk {
       asking.abort();
       signal.removeEventListener('abort', onAbort);
       this.waiters.delete(record.id);
+    }
+  }
+
+  /**
+   * Waits again on approval `id`, made for this call before its gateway stopped (a resumed
+   * run, runs/run-journal.ts): decided, it ends the wait as `hold` would; still pending, it
+   * waits for a decision until it expires or `signal` aborts. Never throws.
+   */
+  async rejoin(id: string, signal: AbortSignal): Promise<HoldOutcome> {
+    const record = await this.store.get(id).catch(() => undefined);
+    if (!record) {
+      return {
+        ok: false,
+        code: 'APPROVAL_TIMEOUT',
+        message: `approval ${id} is gone (its gateway stopped and it was trimmed); the call was not sent`,
+      };
+    }
+    const name = `${record.server}.${record.tool}`;
+    const timeoutMs = Math.max(0, Date.parse(record.expires_at) - Date.parse(record.created_at));
+    if (record.status !== 'pending') return outcomeOf(this.asSeen(record), name, timeoutMs);
+    let settle!: (record: ApprovalRecord) => void;
+    const decided = new Promise<ApprovalRecord>((resolve) => {
+      settle = resolve;
+    });
+    this.waiters.set(id, { record, settle });
+    const expire = (by: string) =>
+      void this.finish(id, 'expired', by, new Date().toISOString()).catch(() =>
+        settle({ ...record, status: 'expired', decided_by: by }),
+      );
+    const onAbort = () => expire('cancelled');
+    const timer = setTimeout(
+      () => expire('timeout'),
+      Math.max(0, Date.parse(record.expires_at) - Date.now()),
+    );
+    try {
+      if (signal.aborted) onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      // Decided while nobody waited here (between the stop and now): read it once more.
+      const now = await this.store.get(id).catch(() => undefined);
+      if (now && now.status !== 'pending') settle(now);
+      return outcomeOf(await decided, name, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      this.waiters.delete(id);
     }
   }
 
