@@ -227,7 +227,12 @@ describe('a 2025-11-25 client on the same endpoint', () => {
     await client.connect(transport);
     try {
       expect(transport.sessionId).toMatch(/\./);
-      expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: true }, logging: {} });
+      expect(client.getServerCapabilities()).toEqual({
+        tools: { listChanged: true },
+        logging: {},
+        // MCP tasks (2025-11-25): tools/call tasks, listed and cancelled.
+        tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      });
       const result = await client.callTool({ name: 'code_execution', arguments: { code: ECHO } });
       expect(structured(result).ok).toBe(true);
     } finally {

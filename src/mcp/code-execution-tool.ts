@@ -1,6 +1,7 @@
 /** @module The code_execution tool: its definition (schema exactly as the API reference), description and result. */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecutionResult, RunSnapshot } from '../execution/index.ts';
+import { TASK_SUPPORT } from './tasks/task-support.ts';
 
 export const CODE_EXECUTION_TOOL = 'code_execution';
 
@@ -161,6 +162,7 @@ export function codeExecutionTool(servers: readonly ServerSummary[], budgetToken
     name: CODE_EXECUTION_TOOL,
     description: describeCodeExecution(servers, budgetTokens),
     inputSchema: CODE_EXECUTION_INPUT_SCHEMA as unknown as Tool['inputSchema'],
+    execution: TASK_SUPPORT,
   };
 }
 
@@ -173,6 +175,7 @@ export function disabledCodeExecutionTool(why: string): Tool {
     name: CODE_EXECUTION_TOOL,
     description: `code_execution is disabled on this gateway (${why}); calls are refused with FEATURE_DISABLED until then.`,
     inputSchema: CODE_EXECUTION_INPUT_SCHEMA as unknown as Tool['inputSchema'],
+    execution: TASK_SUPPORT,
   };
 }
 

@@ -3,6 +3,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { inputSchema } from '../codetools/index.ts';
 import type { Caller, ExecutionResult, Runtime } from '../execution/index.ts';
 import type { CodeTool } from '../store/index.ts';
+import { TASK_SUPPORT } from './tasks/task-support.ts';
 
 /** The code tools `caller` sees: none when code execution is off; an agent token sees its scope. */
 export function visibleCodeTools(runtime: Runtime, caller: Caller): CodeTool[] {
@@ -15,6 +16,7 @@ export function codeToolDefinition(tool: CodeTool): Tool {
     name: tool.name,
     ...(tool.description ? { description: tool.description } : {}),
     inputSchema: inputSchema(tool.params) as unknown as Tool['inputSchema'],
+    execution: TASK_SUPPORT,
   };
 }
 

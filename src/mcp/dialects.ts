@@ -71,6 +71,8 @@ export interface DialectCall {
   closeSSEStream?: () => void;
   /** Progress notifications on the request (it carried a progressToken). */
   progress?: (message: string) => void;
+  /** An MCP task: the run is kept from its start and the call answers at once (tasks/). */
+  keep?: boolean;
 }
 
 /** The tools `caller` sees on `dialect`, in a stable order (code_execution or execute first, code tools by name). */
@@ -88,6 +90,11 @@ export function listDialectTools(runtime: Runtime, dialect: Dialect, caller: Cal
   return [tool, ...visibleCodeTools(runtime, caller).map(codeToolDefinition)];
 }
 
+/** A tools/call's outcome before formatting: a run's answer (and the tool called), or a result. */
+export type DialectOutcome =
+  | { answer: RunCallAnswer; called: RunKind }
+  | { result: CallToolResult };
+
 /** Runs one tools/call of `dialect`; a refusal of the call itself throws an RpcError. */
 export async function callDialectTool(
   runtime: Runtime,
@@ -95,29 +102,44 @@ export async function callDialectTool(
   params: ToolsCallParams,
   call: DialectCall,
 ): Promise<CallToolResult> {
-  const { caller, channel, signal, progress } = call;
-  const request: RunCallRequest = { channel, signal, progress };
+  const outcome = await runDialectTool(runtime, dialect, params, call);
+  return 'result' in outcome ? outcome.result : toolResultOf(outcome.answer, outcome.called);
+}
+
+/**
+ * Starts (or continues) the run a tools/call of `dialect` asks for and returns its answer
+ * unformatted (an MCP task formats it later); a refusal of the call itself throws an RpcError.
+ */
+export async function runDialectTool(
+  runtime: Runtime,
+  dialect: Dialect,
+  params: ToolsCallParams,
+  call: DialectCall,
+): Promise<DialectOutcome> {
+  const { caller, channel, signal, progress, keep } = call;
+  const request: RunCallRequest = { channel, signal, progress, keep };
   const args = params.arguments;
   if (dialect === 'codemode') {
     if (params.name !== EXECUTE_TOOL)
       throw new RpcError(TOOL_NOT_FOUND, `Tool '${params.name}' not found`, TOOL_NOT_FOUND_DATA);
     // Code mode's refusals (too many executions, invalid arguments) throw an RpcError too.
     const answer = continuesRun(args)
-      ? await continueRun(runtime, args, 'execute', caller, request)
+      ? await continueRun(runtime, atOnce(args, 'timeout_ms', keep), 'execute', caller, request)
       : await startExecute(runtime, args, caller, request);
-    return toolResultOf(answer, 'execute');
+    return { answer, called: 'execute' };
   }
-  if (params.name === RECONNECTION_PROBE_TOOL) return reconnectionProbe(call);
+  if (params.name === RECONNECTION_PROBE_TOOL) return { result: reconnectionProbe(call) };
   if (params.name === CODE_EXECUTION_TOOL) {
     const answer = continuesRun(args)
-      ? await continueRun(runtime, args, 'code_execution', caller, request)
+      ? await continueRun(runtime, atOnce(args, 'wait_ms', keep), 'code_execution', caller, request)
       : await startCodeExecution(runtime, args, caller, request);
-    return toolResultOf(answer, 'code_execution');
+    return { answer, called: 'code_execution' };
   }
   const codeTool = runtime.codeTools?.find(params.name);
   // A disabled feature answers FEATURE_DISABLED for a tool that exists, as code_execution does.
   if (codeTool && (caller.kind === 'admin' || caller.codeTools?.includes(codeTool.name))) {
-    return toolResultOf(await startCodeTool(runtime, codeTool, args, caller, request), 'code_tool');
+    const answer = await startCodeTool(runtime, codeTool, args, caller, request);
+    return { answer, called: 'code_tool' };
   }
   throw new RpcError(
     INVALID_PARAMS,
@@ -125,12 +147,17 @@ export async function callDialectTool(
   );
 }
 
+/** A continue asked as a task waits for nothing: the task answers at once, tasks/result waits. */
+function atOnce(args: Record<string, unknown>, wait: string, keep?: boolean) {
+  return keep ? { ...args, [wait]: 0 } : args;
+}
+
 /**
  * A run's answer as the tools/call result of the tool that was called: a run's end in its own
  * dialect (the result a run that never yielded gives), running in the tool's own shape, a
  * refused continue in the called tool's error shape.
  */
-function toolResultOf(answer: RunCallAnswer, called: RunKind): CallToolResult {
+export function toolResultOf(answer: RunCallAnswer, called: RunKind): CallToolResult {
   if (answer.state === 'refused') {
     return called === 'execute'
       ? toExecuteResult(executeRefusal(answer.error))

@@ -1,6 +1,7 @@
 /** @module The `execute` tool of code mode: its definition and its tools/call result. */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ExecuteOutcome, RunSnapshot } from '../execution/index.ts';
+import { TASK_SUPPORT } from './tasks/task-support.ts';
 
 export const EXECUTE_TOOL = 'execute';
 
@@ -47,6 +48,7 @@ export function executeTool(disabled?: string): Tool {
       '`console.log` lines come back in logs. No fetch, timers, modules, filesystem or network.',
     ].join('\n'),
     inputSchema: EXECUTE_INPUT_SCHEMA as unknown as Tool['inputSchema'],
+    execution: TASK_SUPPORT,
   };
 }
 

@@ -10,9 +10,11 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   type McpRequestContext,
+  MissingRequiredClientCapabilityError,
   ProtocolError,
-  Server,
+  type Server,
 } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { TOOLS_LIST_TTL_MS } from '../config/defaults.ts';
 import { RpcError } from '../errors/index.ts';
 import { type CallerChannel, channelOpen, type Runtime } from '../execution/index.ts';
@@ -26,6 +28,26 @@ import {
   SERVER_INFO,
 } from './dialects.ts';
 import { callWithInputRequired, heldStateCodec } from './input-required.ts';
+import {
+  asksForTask,
+  LEGACY_TASKS_CAPABILITY,
+  legacyCancelTask,
+  legacyCreateTask,
+  legacyGetTask,
+  legacyListTasks,
+  legacyTaskResult,
+} from './tasks/legacy-tasks.ts';
+import { taskIdOf } from './tasks/task-of.ts';
+import { TaskServer } from './tasks/task-server.ts';
+import {
+  extensionCancelTask,
+  extensionCreateTask,
+  extensionGetTask,
+  extensionUpdateTask,
+  negotiatesTasks,
+  TASKS_EXTENSION,
+  TASKS_EXTENSION_CAPABILITY,
+} from './tasks/tasks-extension.ts';
 import { type ToolsCallParams, toolsCallParams } from './tools-call.ts';
 import { forwardLogsDuring, forwardUpstreamLogs, type LogTarget } from './upstream-logs.ts';
 
@@ -43,8 +65,13 @@ export function createGenerationServer(
 ): Server {
   // The caller the HTTP surface attached to the request (stdio: the administrator).
   const caller = callerOf(context);
-  const server = new Server(SERVER_INFO[dialect], {
-    capabilities: dialectCapabilities(dialect),
+  // MCP tasks: 2025 connections have them in the core protocol, 2026 ones as an extension.
+  const tasks =
+    context.era === 'legacy'
+      ? { tasks: LEGACY_TASKS_CAPABILITY }
+      : { extensions: TASKS_EXTENSION_CAPABILITY };
+  const server = new TaskServer(SERVER_INFO[dialect], {
+    capabilities: { ...dialectCapabilities(dialect), ...tasks },
     // The list depends on the caller's token: only that caller may reuse it.
     cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
     // A held call's state comes back sealed; anything else is refused with -32602.
@@ -58,19 +85,16 @@ export function createGenerationServer(
   });
   const approvalTimeout = () => runtime.config().toolPolicy.approvalTimeoutMs;
   const elicitationOpen = () => channelOpen(runtime.config(), 'elicitation');
-  const call = async (params: ToolsCallParams, channel: CallerChannel, signal?: AbortSignal) => {
-    try {
-      return await callDialectTool(runtime, dialect, params, {
+  const call = (params: ToolsCallParams, channel: CallerChannel, signal?: AbortSignal) =>
+    protocolErrors(() =>
+      callDialectTool(runtime, dialect, params, {
         caller,
         channel,
         signal,
         progress: channel.progress,
-      });
-    } catch (error) {
-      if (error instanceof RpcError) throw new ProtocolError(error.code, error.message, error.data);
-      throw error;
-    }
-  };
+      }),
+    );
+  registerTasks(server, runtime, caller, context.era);
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const progress = progressChannel(
       ctx.mcpReq._meta?.progressToken,
@@ -86,6 +110,24 @@ export function createGenerationServer(
     // A client is asked only while tool_policy.approval_channels lists "elicitation".
     const elicits = capabilities?.elicitation !== undefined && elicitationOpen();
     const params = toolsCallParams(request.params);
+    // A task's run outlives this request: no one is asked on it (approvals wait for REST, the
+    // dashboard or the CLI) and the call answers with the task at once.
+    if (context.era === 'legacy' && asksForTask(request.params)) {
+      const notify = (task: Record<string, unknown>) =>
+        server.notification({ method: 'notifications/tasks/status', params: task } as never);
+      return (await protocolErrors(() =>
+        legacyCreateTask(runtime, dialect, params, { caller, channel: {} }, notify),
+      )) as never;
+    }
+    if (context.era === 'modern' && negotiatesTasks(capabilities)) {
+      return (await protocolErrors(() =>
+        extensionCreateTask(runtime, dialect, params, {
+          caller,
+          channel: {},
+          signal: ctx.mcpReq.signal,
+        }),
+      )) as never;
+    }
     if (context.era === 'modern' && elicits) {
       // Asked with input_required: the program is held in place, the retry carries the answer.
       return (await forwardLogsDuring(runtime, caller, ctx.mcpReq.log, () =>
@@ -112,4 +154,71 @@ export function createGenerationServer(
     return (await forwardLogsDuring(runtime, caller, ctx.mcpReq.log, run)) as never;
   });
   return server;
+}
+
+/** Runs `handler`, turning codemux's RpcError into the SDK's ProtocolError (code, message and data kept). */
+async function protocolErrors<T>(handler: () => Promise<T>): Promise<T> {
+  try {
+    return await handler();
+  } catch (error) {
+    if (error instanceof RpcError) throw new ProtocolError(error.code, error.message, error.data);
+    throw error;
+  }
+}
+
+/** A tasks/ request's params: its task's id, the rest as the SDK lets through. */
+const TASK_PARAMS = { params: z.looseObject({ taskId: z.string() }) };
+
+/**
+ * MCP tasks' methods for `caller`: 2025-11-25's tasks/get, tasks/result, tasks/list and
+ * tasks/cancel on a 2025 connection; the 2026 tasks extension's tasks/get, tasks/update and
+ * tasks/cancel otherwise, refused (MissingRequiredClientCapability) to a request whose client
+ * capabilities do not name the extension.
+ */
+function registerTasks(
+  server: Server,
+  runtime: Runtime,
+  caller: ReturnType<typeof callerOf>,
+  era: McpRequestContext['era'],
+): void {
+  // The SDK's types know no tasks methods (2.4.0 has no tasks); its dispatch takes them.
+  type Context = { mcpReq: { signal: AbortSignal; envelope?: unknown } };
+  const on = server.setRequestHandler.bind(server) as unknown as (
+    method: string,
+    handler: (request: { params?: unknown }, ctx: Context) => Promise<unknown>,
+  ) => void;
+  const onExtension = server.setRequestHandler.bind(server) as unknown as (
+    method: string,
+    schemas: typeof TASK_PARAMS,
+    handler: (params: unknown, ctx: Context) => Promise<unknown>,
+  ) => void;
+  if (era === 'legacy') {
+    on('tasks/get', (request) =>
+      protocolErrors(() => legacyGetTask(runtime, caller, request.params)),
+    );
+    on('tasks/result', (request, ctx) =>
+      protocolErrors(() => legacyTaskResult(runtime, caller, request.params, ctx.mcpReq.signal)),
+    );
+    on('tasks/list', () => protocolErrors(() => legacyListTasks(runtime, caller)));
+    on('tasks/cancel', (request) =>
+      protocolErrors(() => legacyCancelTask(runtime, caller, request.params)),
+    );
+    return;
+  }
+  const handlers = {
+    'tasks/get': extensionGetTask,
+    'tasks/update': extensionUpdateTask,
+    'tasks/cancel': extensionCancelTask,
+  } as const;
+  for (const [method, handler] of Object.entries(handlers)) {
+    onExtension(method, TASK_PARAMS, async (params, ctx) => {
+      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+      if (!negotiatesTasks(envelope?.[CLIENT_CAPABILITIES_META_KEY]))
+        throw new MissingRequiredClientCapabilityError(
+          { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+          `${method} needs the ${TASKS_EXTENSION} extension in the request's client capabilities`,
+        );
+      return protocolErrors(() => handler(runtime, caller, taskIdOf(params)));
+    });
+  }
 }

@@ -1,9 +1,17 @@
 /**
  * @module The sessionful MCP server codemux offers to 2025-generation HTTP and SSE clients (sdk 1.x):
- * tools/list and tools/call of either dialect (dialects.ts), per caller.
+ * tools/list and tools/call of either dialect (dialects.ts), per caller, and MCP tasks
+ * (2025-11-25: a task-augmented tools/call's task is its run; tasks/legacy-tasks.ts).
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CancelTaskRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
+  ListTasksRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { RpcError } from '../errors/index.ts';
 import { ADMIN, type Caller, channelOpen, type Runtime } from '../execution/index.ts';
 import { mcpApprovalChannel } from './approval-channel.ts';
@@ -15,6 +23,15 @@ import {
   listDialectTools,
   SERVER_INFO,
 } from './dialects.ts';
+import {
+  asksForTask,
+  LEGACY_TASKS_CAPABILITY,
+  legacyCancelTask,
+  legacyCreateTask,
+  legacyGetTask,
+  legacyListTasks,
+  legacyTaskResult,
+} from './tasks/legacy-tasks.ts';
 import { onToolsCall } from './tools-call.ts';
 import { forwardUpstreamLogs } from './upstream-logs.ts';
 
@@ -24,27 +41,67 @@ export function createDialectServer(
   dialect: Dialect,
   caller: Caller = ADMIN,
 ): Server {
-  const server = new Server(SERVER_INFO[dialect], { capabilities: dialectCapabilities(dialect) });
+  const server = new Server(SERVER_INFO[dialect], {
+    capabilities: { ...dialectCapabilities(dialect), tasks: LEGACY_TASKS_CAPABILITY },
+  });
   forwardUpstreamLogs(server, runtime, caller);
   server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
     tools: listDialectTools(runtime, dialect, callerOf(extra)),
   }));
   const approvalTimeout = () => runtime.config().toolPolicy.approvalTimeoutMs;
   const elicitationOpen = () => channelOpen(runtime.config(), 'elicitation');
-  onToolsCall(server, async (params, extra) => {
-    try {
+  const notifyStatus = (params: Record<string, unknown>) =>
+    server.notification({ method: 'notifications/tasks/status', params } as never);
+  onToolsCall(server, (params, extra, raw) =>
+    protocolErrors(async () => {
       const channel = mcpApprovalChannel(server, extra, approvalTimeout, elicitationOpen);
-      return await callDialectTool(runtime, dialect, params, {
+      const call = {
         caller: callerOf(extra),
         channel,
         signal: extra.signal,
         closeSSEStream: extra.closeSSEStream,
         progress: channel.progress,
-      });
-    } catch (error) {
-      if (error instanceof RpcError) throw new McpError(error.code, error.message);
-      throw error;
-    }
-  });
+      };
+      // A task's run outlives this request: no one is asked on it, approvals wait for REST,
+      // the dashboard or the CLI (the task shows input_required meanwhile).
+      if (asksForTask(raw))
+        return legacyCreateTask(
+          runtime,
+          dialect,
+          params,
+          { caller: call.caller, channel: {} },
+          notifyStatus,
+        );
+      return callDialectTool(runtime, dialect, params, call);
+    }, false),
+  );
+  server.setRequestHandler(GetTaskRequestSchema, (request, extra) =>
+    protocolErrors(() => legacyGetTask(runtime, callerOf(extra), request.params) as never),
+  );
+  server.setRequestHandler(GetTaskPayloadRequestSchema, (request, extra) =>
+    protocolErrors(
+      () => legacyTaskResult(runtime, callerOf(extra), request.params, extra.signal) as never,
+    ),
+  );
+  server.setRequestHandler(ListTasksRequestSchema, (_request, extra) =>
+    protocolErrors(() => legacyListTasks(runtime, callerOf(extra)) as never),
+  );
+  server.setRequestHandler(CancelTaskRequestSchema, (request, extra) =>
+    protocolErrors(() => legacyCancelTask(runtime, callerOf(extra), request.params) as never),
+  );
   return server;
+}
+
+/**
+ * Runs `handler`, turning codemux's RpcError into the SDK's protocol error (code and message;
+ * its data too, but on tools/call, whose errors have always gone without it here).
+ */
+async function protocolErrors<T>(handler: () => Promise<T>, withData = true): Promise<T> {
+  try {
+    return await handler();
+  } catch (error) {
+    if (error instanceof RpcError)
+      throw new McpError(error.code, error.message, withData ? error.data : undefined);
+    throw error;
+  }
 }

@@ -57,18 +57,27 @@ export function toolsCallParams(params: unknown): ToolsCallParams {
 
 /**
  * Installs `handler` as `server`'s tools/call handler, registered past the Server's own
- * validating wrapper (Protocol's registration still checks the handler capability).
+ * validating wrapper (Protocol's registration still checks the handler capability); it
+ * answers a CallToolResult, or a CreateTaskResult to a task-augmented call.
  */
 export function onToolsCall(
   server: Server,
-  handler: (params: ToolsCallParams, extra: ToolsCallExtra) => Promise<CallToolResult>,
+  handler: (
+    params: ToolsCallParams,
+    extra: ToolsCallExtra,
+    raw: unknown,
+  ) => Promise<CallToolResult | Record<string, unknown>>,
 ): void {
   const register = Protocol.prototype.setRequestHandler as unknown as (
     this: Server,
     schema: typeof TOOLS_CALL_REQUEST,
-    handler: (request: { params?: unknown }, extra: ToolsCallExtra) => Promise<CallToolResult>,
+    handler: (
+      request: { params?: unknown },
+      extra: ToolsCallExtra,
+    ) => Promise<CallToolResult | Record<string, unknown>>,
   ) => void;
+  // The raw params too: a task-augmented call's `task` is not one of the tool's params.
   register.call(server, TOOLS_CALL_REQUEST, (request, extra) =>
-    handler(toolsCallParams(request.params), extra),
+    handler(toolsCallParams(request.params), extra, request.params),
   );
 }

@@ -60,7 +60,7 @@ export interface RunControl {
   readonly journal?: RunJournal;
 }
 
-/** Something a waiter hears: a new console line, a new approval awaited, or the end. */
+/** Something a waiter hears: a new console line, an approval awaited or no longer, or the end. */
 export type RunEvent = 'log' | 'waiting' | 'end';
 
 export class LiveRun<T = unknown> implements RunControl {
@@ -174,9 +174,14 @@ export class LiveRun<T = unknown> implements RunControl {
         };
         this.waitingFor.set(approval.id, awaited);
         this.emit('waiting');
-        signal.addEventListener('abort', () => this.waitingFor.delete(approval.id), {
-          once: true,
-        });
+        signal.addEventListener(
+          'abort',
+          () => {
+            this.waitingFor.delete(approval.id);
+            this.emit('waiting');
+          },
+          { once: true },
+        );
         if (inner.ask) return inner.ask(approval, signal);
         return new Promise((resolve) =>
           signal.addEventListener('abort', () => resolve(undefined), { once: true }),

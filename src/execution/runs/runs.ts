@@ -31,6 +31,12 @@ export interface RunRequest {
   signal?: AbortSignal;
   /** Progress notifications on the waiting request (it carried a progressToken). */
   progress?: (message: string) => void;
+  /**
+   * An MCP task: the run belongs to no request and is kept from its start (as if it yielded
+   * at once), so its answer is readable by id even when it ends at once; `start` answers
+   * without waiting.
+   */
+  keep?: boolean;
 }
 
 /** Runs of other instances of a cluster, through the store (absent: this instance's only). */
@@ -112,11 +118,17 @@ export class Runs {
     } else {
       this.alive++;
       this.runs.set(run.id, run as LiveRun);
+      if (request.keep) {
+        run.markYielded();
+        this.deps.shared?.published(run as LiveRun);
+      }
     }
     void body(run).then(
       (result) => this.ended(run, { result }),
       (thrown: unknown) => this.ended(run, { thrown }),
     );
+    // A kept run answers at once; a refused one (QUEUE_FULL) ends at once and keeps nothing.
+    if (request.keep && !run.refusal) return { state: 'running', snapshot: run.snapshot() };
     const yieldMs = config.codeExecution.yieldMs;
     let answer = await this.waitOn(run, yieldMs === 0 ? undefined : yieldMs, request, false);
     // A cancelled request cancelled its run: it ends at once, and never yields.
