@@ -112,7 +112,7 @@ export class CodeModeService {
     options: ExecuteOptions = {},
   ): Promise<ExecuteOutcome> {
     const facts: RunFacts = {
-      ...newRunFacts('codemode', caller, options.run?.id),
+      ...newRunFacts('codemode', caller, options.run),
       language: 'typescript',
       input: {},
     };

@@ -108,7 +108,7 @@ export class ExecutionService {
     caller: Caller = ADMIN,
     options: RunOptions = {},
   ): Promise<ExecutionResult> {
-    const facts = newRunFacts(options.surface ?? 'mcp', caller, options.run?.id);
+    const facts = newRunFacts(options.surface ?? 'mcp', caller, options.run);
     if (options.dryRun) facts.dryRun = true;
     // What the request says, as far as it can be read (a refused request is recorded too).
     const request = (typeof args === 'object' && args !== null ? args : {}) as Record<
@@ -238,7 +238,7 @@ export class ExecutionService {
     caller: Caller = ADMIN,
     options: Omit<RunOptions, 'surface' | 'dryRun'> = {},
   ): Promise<ExecutionResult> {
-    const facts = newRunFacts('code_tool', caller, options.run?.id);
+    const facts = newRunFacts('code_tool', caller, options.run);
     facts.tool = tool.name;
     facts.code = tool.code;
     facts.language = 'javascript';

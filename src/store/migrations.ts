@@ -286,4 +286,12 @@ export const MIGRATIONS: readonly Migration[] = [
        )`,
     ],
   },
+  {
+    version: 14,
+    statements: [
+      // How many times an execution was resumed from its journal after its instance stopped
+      // (issue 36); 0 for the rest.
+      'ALTER TABLE activity ADD COLUMN resumed INTEGER NOT NULL DEFAULT 0',
+    ],
+  },
 ];

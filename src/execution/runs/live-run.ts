@@ -58,6 +58,8 @@ export interface RunControl {
   logged(line: string): void;
   /** The run's journal (code_execution_durable), when it is journaled. */
   readonly journal?: RunJournal;
+  /** True once the run was left to a restart (its instance stopped): it is not recorded here. */
+  readonly abandoned?: boolean;
 }
 
 /** Something a waiter hears: a new console line, an approval awaited or no longer, or the end. */

@@ -92,7 +92,7 @@ export function outcomeUnknown(server: string, tool: string) {
 export function replayDiverged(detail: string): ErrorBody {
   return {
     code: 'REPLAY_DIVERGED',
-    message: `the resumed program ${detail} than its journal holds; nothing more was sent`,
+    message: `the resumed program ${detail}; nothing more was sent`,
   };
 }
 
@@ -168,7 +168,7 @@ export class RunJournal {
     const was = this.resumed?.record.program_sha256;
     if (was !== undefined && was !== programSha256) {
       return replayDiverged(
-        'is not the program its journal was written by (its script or code tool was edited meanwhile), so it runs nothing else',
+        'is not the program its journal was written by (its script or code tool was edited meanwhile), so it runs nothing',
       );
     }
     return undefined;
@@ -185,7 +185,9 @@ export class RunJournal {
     if (!step) return undefined;
     const asked = step.sent ?? undefined;
     if (asked && (asked.what !== what || asked.args_sha256 !== argsSha256)) {
-      return { diverged: `asked for ${what} at step ${at + 1}, where ${asked.what} stands,` };
+      return {
+        diverged: `asked for ${what} at step ${at + 1}, where its journal holds ${asked.what} (with ${asked.args_sha256 === argsSha256 ? 'the same' : 'other'} arguments)`,
+      };
     }
     if (step.answer !== undefined) return { answer: step.answer };
     if (asked) return { unknown: true };
