@@ -245,7 +245,12 @@ export function createRuntime(
     start: async () => {
       // Pins first: the first tool lists are judged against what the store holds.
       await pins.start();
-      await approvals.start();
+      const journals = options.runJournalStore;
+      await approvals.start(
+        journals
+          ? async (a) => (a.activity_id ? (await journals.get(a.activity_id)) !== undefined : false)
+          : undefined,
+      );
       if (options.live) registry.start();
       recorder?.start();
       await Promise.all([pool.start(), codeTools?.start()]);

@@ -91,7 +91,7 @@ export class Approvals implements ApprovalDesk {
    * Hears decisions made on other instances; expires what an earlier run of this instance left
    * pending (its calls are gone); forgets decisions older than APPROVAL_RETENTION_DAYS.
    */
-  async start(): Promise<void> {
+  async start(keep?: (approval: ApprovalRecord) => Promise<boolean>): Promise<void> {
     this.unsubscribe ??= this.store.onChange((id) => void this.onRemote(id));
     await this.store.trim(
       new Date(Date.now() - APPROVAL_RETENTION_DAYS * 86_400_000).toISOString(),
@@ -99,6 +99,8 @@ export class Approvals implements ApprovalDesk {
     const now = new Date().toISOString();
     for (const left of await this.store.list({ status: 'pending', limit: MAX_APPROVALS_LISTED })) {
       if (left.instance_id === this.instanceId() && !this.waiters.has(left.id)) {
+        // A journaled run's approval stays: the run resumes and waits on it again.
+        if (await keep?.(left)) continue;
         await this.finish(left.id, 'expired', 'restart', now);
       }
     }
@@ -334,7 +336,7 @@ export class Approvals implements ApprovalDesk {
    * run, runs/run-journal.ts): decided, it ends the wait as `hold` would; still pending, it
    * waits for a decision until it expires or `signal` aborts. Never throws.
    */
-  async rejoin(id: string, signal: AbortSignal): Promise<HoldOutcome> {
+  async rejoin(id: string, signal: AbortSignal, channel: CallerChannel = {}): Promise<HoldOutcome> {
     const record = await this.store.get(id).catch(() => undefined);
     if (!record) {
       return {
@@ -351,11 +353,14 @@ export class Approvals implements ApprovalDesk {
       settle = resolve;
     });
     this.waiters.set(id, { record, settle });
+    const asking = new AbortController();
     const expire = (by: string) =>
       void this.finish(id, 'expired', by, new Date().toISOString()).catch(() =>
         settle({ ...record, status: 'expired', decided_by: by }),
       );
     const onAbort = () => expire('cancelled');
+    // The run shows it waits on it again (waiting_for); the caller's channel is asked again.
+    void this.askChannel(channel, record, asking.signal);
     const timer = setTimeout(
       () => expire('timeout'),
       Math.max(0, Date.parse(record.expires_at) - Date.now()),
@@ -369,6 +374,7 @@ export class Approvals implements ApprovalDesk {
       return outcomeOf(await decided, name, timeoutMs);
     } finally {
       clearTimeout(timer);
+      asking.abort();
       signal.removeEventListener('abort', onAbort);
       this.waiters.delete(id);
     }

@@ -167,7 +167,7 @@ export class CallPolicy {
     try {
       const outcome =
         waitedOn && 'held' in waitedOn
-          ? await approvals.rejoin(waitedOn.held, this.endedSignal())
+          ? await approvals.rejoin(waitedOn.held, this.endedSignal(), this.options.run.channel)
           : await approvals.hold(
               {
                 server: request.server,

@@ -139,7 +139,12 @@ export class StoreRuns implements SharedRuns {
   }
 
   private lostHere(row: ExecutionRunRecord): boolean {
-    return row.status === 'running' && row.instance_id === this.deps.instanceId();
+    // A run resumed here from its journal is this instance's, and alive.
+    return (
+      row.status === 'running' &&
+      row.instance_id === this.deps.instanceId() &&
+      !this.mine.has(row.id)
+    );
   }
 
   /** Writes the row of `entry` now, after the writes before it; a failure is logged. */
