@@ -31,7 +31,7 @@ interface WasmApi {
 /** The package's types describe its CommonJS face; under ESM the default export is the variant. */
 const variant = releaseSync as unknown as QuickJSSyncVariant;
 
-const HOOK_NAMES = ['fast', 'setGlobals', 'isError', 'parse', 'seed'] as const;
+const HOOK_NAMES = ['fast', 'setGlobals', 'isError', 'parse'] as const;
 
 /** Host functions the prelude captures; the run installs the real ones per execution. */
 export interface HostHooks {
@@ -172,7 +172,6 @@ export async function createInstance(
       setGlobals: context.undefined,
       isError: context.undefined,
       parse: context.undefined,
-      seed: context.undefined,
     },
     host: idleHost,
     shouldInterrupt: () => false,

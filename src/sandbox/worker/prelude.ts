@@ -135,7 +135,7 @@ for (var i = 0; i < arguments.length; i++) line += (i ? ' ' : '') + format(argum
 host.log(level, line);
 };
 }
-// Math.random: xoshiro128** (Blackman and Vigna), seeded by the worker for each run (seed), so a
+// Math.random: xoshiro128** (Blackman and Vigna), seeded by the worker for each run (setGlobals), so a
 // replay with the run's seed takes the same numbers; two outputs make one 53-bit number.
 var imul = Math.imul, s0 = 1, s1 = 0, s2 = 0, s3 = 0;
 function next() {
@@ -146,7 +146,8 @@ s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = (s3 << 11) | (s3 >>> 21);
 return r >>> 0;
 }
 function seed(a, b, c, d) { s0 = a | 0; s1 = b | 0; s2 = c | 0; s3 = d | 0; if ((s0 | s1 | s2 | s3) === 0) s0 = 1; }
-Object.defineProperty(Math, 'random', { value: function random() { return ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992; }, writable: true, configurable: true, enumerable: false });
+// A method, so the name 'random' survives the build's minifier and it is no constructor, as the native one.
+Object.defineProperty(Math, 'random', { value: { random() { return ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992; } }.random, writable: true, configurable: true, enumerable: false });
 function define(name, value) { Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false }); }
 define('call_tool', call_tool);
 define('call_tools', call_tools);
@@ -176,12 +177,14 @@ try { var json = stringify(value, plain); return json === undefined ? 'null' : j
 catch (e) { return null; }
 }
 // One parse of the whole globals text: the worker never holds the values, only their JSON.
-function setGlobals(json, dates) {
+// The same call seeds Math.random for the run.
+function setGlobals(json, dates, a, b, c, d0) {
+seed(a, b, c, d0);
 var v = parse(json), d = parse(dates);
 for (var name in v) G[name] = d.indexOf(name) >= 0 ? new DateCtor(v[name]) : v[name];
 }
 function isError(e) { return e instanceof ErrorCtor; }
-return { fast: fast, setGlobals: setGlobals, isError: isError, parse: parse, seed: seed };
+return { fast: fast, setGlobals: setGlobals, isError: isError, parse: parse };
 })()`);
 
 /** A key longer than this is cut in the path an error names (so is the path, past PATH_CHARS). */
