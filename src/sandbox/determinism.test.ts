@@ -76,6 +76,10 @@ describe.each([
     expect(other).not.toEqual(first);
     // The seed's text is what counts.
     expect(await run(SEQUENCE, { seed: 42 })).toEqual(await run(SEQUENCE, { seed: '42' }));
+    // It looks like the native one.
+    expect(await run('[Math.random.name, Math.random.length, "prototype" in Math.random]')).toEqual(
+      ['random', 0, false],
+    );
     // Without a seed every run gets a new one.
     expect(await run(SEQUENCE)).not.toEqual(await run(SEQUENCE));
   });
