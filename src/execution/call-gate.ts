@@ -407,6 +407,12 @@ export class CallGate implements JobBridge {
     this.clock?.leavePool();
   }
 
+  /**
+   * The program's live clock readings before its next call, log line or outcome. Not kept
+   * here: the run's journal records them, so a replay answers the same readings.
+   */
+  readings(_clock: number[]): void {}
+
   log(level: LogLevel, line: string): void {
     this.logs.push(line);
     this.options.onLog?.(line);
