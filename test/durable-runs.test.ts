@@ -95,8 +95,11 @@ r.ok ? 'wiped' : r.error.code`,
     });
     const g1 = await start(upstream.configFile);
     const started = await g1.rest('POST', '/api/v1/code/exec', {
+      // The paths carry a random number and the time: a resume that read others would diverge.
       code: `const got = [];
-for (const p of ['/a', '/b', '/c']) got.push(call_tool('mut', 'read', {path: p}).ok);
+const r = Math.random();
+const t = new Date().toISOString();
+for (const p of ['/a', '/b', '/c']) got.push(call_tool('mut', 'read', {path: p + r + t}).ok);
 let spins = 0;
 const until = Date.now() + 3000;
 while (Date.now() < until) spins++;

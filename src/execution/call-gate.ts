@@ -408,10 +408,12 @@ export class CallGate implements JobBridge {
   }
 
   /**
-   * The program's live clock readings before its next call, log line or outcome. Not kept
-   * here: the run's journal records them, so a replay answers the same readings.
+   * The program's live clock readings before its next call, log line or outcome: journaled
+   * (in order, before what follows them), so a resumed run reads the same times again.
    */
-  readings(_clock: number[]): void {}
+  readings(clock: number[]): void {
+    void this.options.journal?.readings(clock).catch(() => {});
+  }
 
   log(level: LogLevel, line: string): void {
     this.logs.push(line);

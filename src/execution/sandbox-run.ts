@@ -80,9 +80,13 @@ export async function runInSandbox(
     ...(spec.watch?.journal ? { journal: spec.watch.journal } : {}),
   });
   spec.watch?.attach(gate);
+  const journal = spec.watch?.journal;
   const outcome = await deps.executor.run(
     {
       ...spec.job,
+      // A journaled run's random numbers and clock readings come out the same on a resume.
+      ...(journal ? { seed: journal.seed } : {}),
+      ...(journal?.replaying ? { replay: { clock: journal.replayClock } } : {}),
       memoryLimitBytes: spec.memoryLimitBytes,
       limits: {
         deadlineMs,

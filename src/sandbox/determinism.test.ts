@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobBridge } from './executor.ts';
 import { SandboxPool } from './pool.ts';
 import type { JobOutcome, JobSpec } from './protocol.ts';
+import { decodeReadings } from './worker/guest-clock.ts';
 
 // Real worker threads: one worker a pool, so runs follow each other on one instance (restored) or its stock.
 const MB = 1_048_576;
@@ -22,7 +23,7 @@ function recorder(): { bridge: JobBridge; events: Event[]; clock: () => number[]
     log: (_level, line) => events.push({ log: line }),
     readings: (clock) => events.push({ readings: [...clock] }),
   };
-  const clock = () => events.flatMap((e) => ('readings' in e ? e.readings : []));
+  const clock = () => decodeReadings(events.flatMap((e) => ('readings' in e ? e.readings : [])));
   return { bridge, events, clock };
 }
 
@@ -199,7 +200,7 @@ describe.each([
     ]);
     const [ra, ca, rbc, cbc, catalogOp, rd, logD, re] = events as Array<Record<string, unknown>>;
     expect(ca!.call).toEqual({ a: (ra!.readings as number[])[0] });
-    const [b, c] = rbc!.readings as number[];
+    const [b, c] = decodeReadings(rbc!.readings as number[]);
     expect(cbc!.call).toEqual({ b, c });
     expect(catalogOp!.call).toBe('tools.list');
     expect(logD!.log).toBe(String((rd!.readings as number[])[0]));

@@ -107,6 +107,8 @@ export class RunJournal {
   private readonly clock: number[] = [];
   /** The first write that failed: the run must stop (it would go on unjournaled). */
   failure?: string;
+  private finished = false;
+  private readonly writes = new Set<Promise<void>>();
 
   constructor(
     private readonly store: JournalStore,
@@ -234,7 +236,16 @@ export class RunJournal {
     return { instance_id: id, lease_until: leaseUntil };
   }
 
-  private async append(kind: string, data: unknown): Promise<void> {
+  private append(kind: string, data: unknown): Promise<void> {
+    // The run ended (its last clock readings come with its outcome): nothing is left to replay.
+    if (this.finished) return Promise.resolve();
+    const write = this.write(kind, data);
+    this.writes.add(write);
+    void write.catch(() => {}).finally(() => this.writes.delete(write));
+    return write;
+  }
+
+  private async write(kind: string, data: unknown): Promise<void> {
     if (this.failure) throw new Error(this.failure);
     // Numbered now, in the order the writes are asked for.
     const entry = { seq: this.nextEntry++, kind, data };
@@ -249,8 +260,10 @@ export class RunJournal {
 
   /** The run ended: its journal is removed (its answer is kept elsewhere). Never throws. */
   async finish(): Promise<void> {
+    this.finished = true;
     if (!this.begun) return;
     await this.begun.catch(() => {});
+    await Promise.allSettled([...this.writes]);
     await this.store.finish(this.header.id).catch(() => {});
   }
 }
