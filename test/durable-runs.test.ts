@@ -128,4 +128,28 @@ got`,
     });
     expect(upstream.arrived()).toEqual(['read', 'read', 'read', 'write']);
   }, 120_000);
+
+  it('with code_execution_durable false the run is not journaled: a waiter learns it was INTERRUPTED', async () => {
+    const upstream = countedUpstreamConfig({
+      instance_id: 'durable-off',
+      code_execution_durable: false,
+      code_execution_yield_ms: 1000,
+      tool_policy: { approval_timeout_ms: 600_000 },
+    });
+    const g1 = await start(upstream.configFile);
+    const started = await g1.rest('POST', '/api/v1/code/exec', {
+      code: `call_tool('mut', 'read', {path: '/a'}); call_tool('mut', 'wipe', {path: '/b'}); 'done'`,
+    });
+    const id = started.json.execution_id;
+    await settle(
+      () => standing(g1, id),
+      (s) => (s.waiting_for ?? []).length > 0,
+    );
+    await crash(g1);
+    const g2 = await start(upstream.configFile, portOf(g1));
+    const final = await standing(g2, id);
+    expect(final).toMatchObject({ ok: false, error: { code: 'INTERRUPTED' } });
+    expect(final.error.message).toContain('code_execution_durable is false');
+    expect(upstream.arrived()).toEqual(['read']);
+  }, 120_000);
 });

@@ -213,6 +213,12 @@ export function createRuntime(
         instanceId: () => config.instanceId,
         logger,
         cancelHere: (id, reason) => runs.cancelHere(id, reason),
+        ...(options.runJournalStore
+          ? {
+              journaled: async (id: string) =>
+                (await options.runJournalStore!.get(id)) !== undefined,
+            }
+          : {}),
       })
     : undefined;
   const runs: Runs = new Runs({
