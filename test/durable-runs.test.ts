@@ -152,4 +152,37 @@ got`,
     expect(final.error.message).toContain('code_execution_durable is false');
     expect(upstream.arrived()).toEqual(['read']);
   }, 120_000);
+
+  it('stopped with SIGTERM past the drain: resumed too, nothing recorded as failed', async () => {
+    const upstream = countedUpstreamConfig({
+      instance_id: 'durable-term',
+      shutdown_grace_ms: 200,
+      code_execution_yield_ms: 1000,
+      tool_policy: { approval_timeout_ms: 600_000 },
+    });
+    const g1 = await start(upstream.configFile);
+    const started = await g1.rest('POST', '/api/v1/code/exec', {
+      code: `call_tool('mut', 'read', {path: '/a'}); const r = call_tool('mut', 'wipe', {path: '/b'}); r.ok ? 'wiped' : r.error.code`,
+    });
+    const id = started.json.execution_id;
+    const held = await settle(
+      () => standing(g1, id),
+      (s) => (s.waiting_for ?? []).length > 0,
+    );
+    await g1.stop();
+    const g2 = await start(upstream.configFile, portOf(g1));
+    await settle(
+      () => standing(g2, id),
+      (s) => (s.waiting_for ?? []).length > 0,
+      30_000,
+    );
+    await g2.rest('POST', `/api/v1/approvals/${held.waiting_for[0].approval_id}/approve`, {});
+    const final = await settle(
+      () => standing(g2, id, 10_000),
+      (s) => s.status !== 'running',
+      30_000,
+    );
+    expect(final).toMatchObject({ ok: true, value: 'wiped' });
+    expect(upstream.arrived()).toEqual(['read', 'wipe']);
+  }, 120_000);
 });

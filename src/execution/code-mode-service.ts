@@ -130,6 +130,7 @@ export class CodeModeService {
       activityId,
       run: options,
       journal: options.run?.journal,
+      abandoned: () => options.run?.abandoned === true,
     });
     try {
       const unfitted = await this.executeChecked(args, caller, calls, config, policy, options);

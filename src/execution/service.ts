@@ -330,6 +330,7 @@ export class ExecutionService {
         activityId: activityIdFor(this.deps.activity, config, run.facts),
         run: run.options,
         journal: run.options.run?.journal,
+        abandoned: () => run.options.run?.abandoned === true,
       }),
       job: {
         code: run.code,

@@ -51,6 +51,11 @@ export interface HoldRequest {
   timeoutMs: number;
   /** tool_policy.max_pending_per_caller: this caller's approvals pending at once here. */
   maxPendingPerCaller: number;
+  /**
+   * True when the run was left to a restart (its gateway stops, runs/runs.ts): an end of the
+   * wait then leaves the approval pending for the resumed run, instead of expiring it.
+   */
+  keepOnAbort?: () => boolean;
 }
 
 /** How a hold ended: approved (send it), or a per-call refusal. */
@@ -299,7 +304,10 @@ export class Approvals implements ApprovalDesk {
       void this.finish(record.id, 'expired', by, new Date().toISOString()).catch(() =>
         settle({ ...record, status: 'expired', decided_by: by }),
       );
-    const onAbort = () => expire('cancelled');
+    const onAbort = () =>
+      request.keepOnAbort?.()
+        ? settle({ ...record, status: 'expired', decided_by: 'stopped' })
+        : expire('cancelled');
     try {
       await this.store.create(record, shown.whole);
       this.events.emit('approval', record);
@@ -336,7 +344,12 @@ export class Approvals implements ApprovalDesk {
    * run, runs/run-journal.ts): decided, it ends the wait as `hold` would; still pending, it
    * waits for a decision until it expires or `signal` aborts. Never throws.
    */
-  async rejoin(id: string, signal: AbortSignal, channel: CallerChannel = {}): Promise<HoldOutcome> {
+  async rejoin(
+    id: string,
+    signal: AbortSignal,
+    channel: CallerChannel = {},
+    keepOnAbort?: () => boolean,
+  ): Promise<HoldOutcome> {
     const record = await this.store.get(id).catch(() => undefined);
     if (!record) {
       return {
@@ -358,7 +371,10 @@ export class Approvals implements ApprovalDesk {
       void this.finish(id, 'expired', by, new Date().toISOString()).catch(() =>
         settle({ ...record, status: 'expired', decided_by: by }),
       );
-    const onAbort = () => expire('cancelled');
+    const onAbort = () =>
+      keepOnAbort?.()
+        ? settle({ ...record, status: 'expired', decided_by: 'stopped' })
+        : expire('cancelled');
     // The run shows it waits on it again (waiting_for); the caller's channel is asked again.
     void this.askChannel(channel, record, asking.signal);
     const timer = setTimeout(

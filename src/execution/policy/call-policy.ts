@@ -38,6 +38,8 @@ export interface CallPolicyOptions {
   activityId: string | undefined;
   /** The run's journal (code_execution_durable), when it has one. */
   journal?: RunJournal;
+  /** True once the run was left to a restart: its approvals stay pending for the resumed run. */
+  abandoned?: () => boolean;
   run: {
     /** The caller's own client or terminal, asked first. */
     channel?: CallerChannel;
@@ -167,7 +169,12 @@ export class CallPolicy {
     try {
       const outcome =
         waitedOn && 'held' in waitedOn
-          ? await approvals.rejoin(waitedOn.held, this.endedSignal(), this.options.run.channel)
+          ? await approvals.rejoin(
+              waitedOn.held,
+              this.endedSignal(),
+              this.options.run.channel,
+              this.options.abandoned,
+            )
           : await approvals.hold(
               {
                 server: request.server,
@@ -180,6 +187,7 @@ export class CallPolicy {
                 redactKeys: config.activity.redactKeys,
                 timeoutMs: config.toolPolicy.approvalTimeoutMs,
                 maxPendingPerCaller: config.toolPolicy.maxPendingPerCaller,
+                ...(this.options.abandoned ? { keepOnAbort: this.options.abandoned } : {}),
               },
               this.endedSignal(),
               journal
