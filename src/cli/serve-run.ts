@@ -56,6 +56,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     toolPinStore: store.toolPins,
     approvalStore: store.approvals,
     executionRunStore: store.executionRuns,
+    runJournalStore: store.runJournals,
     clusterSlots: store.clusterSlots,
     oauth,
   });

@@ -271,3 +271,16 @@ export const OAUTH_REFRESH_BACKOFF_MAX_MS = 15 * 60_000;
  * listening on `subscriptions/listen`; the others see it within this time.
  */
 export const TOOLS_LIST_TTL_MS = 60_000;
+
+/**
+ * The most entries one run's journal (durable runs, issue 36) may hold; an append past it is
+ * refused with JOURNAL_FULL and the run fails. Room for the default 10,000 host calls (a call
+ * and its answer each) and the clock and random readings between them.
+ */
+export const MAX_JOURNAL_ENTRIES = 100_000;
+/**
+ * The most bytes (UTF-8 of each entry's kind and JSON data) one run's journal may hold; an
+ * append past it is refused with JOURNAL_FULL. Four results of the default
+ * code_execution_max_result_bytes.
+ */
+export const MAX_JOURNAL_BYTES = 64 * 1_048_576;

@@ -25,6 +25,7 @@ describe('resolveConfig', () => {
       yieldMs: 30000,
       resultTtlMs: 3600000,
       maxRunning: 100,
+      durable: true,
     });
     expect(config.shutdownGraceMs).toBe(5000);
     expect(config.databaseUrl).toBeUndefined();

@@ -306,6 +306,7 @@ function resolveKnown(
       yieldMs: user.code_execution_yield_ms ?? DEFAULT_YIELD_MS,
       resultTtlMs: user.code_execution_result_ttl_ms ?? DEFAULT_RESULT_TTL_MS,
       maxRunning: user.code_execution_max_running ?? DEFAULT_MAX_RUNNING,
+      durable: user.code_execution_durable ?? true,
     },
     codeTools: {
       maxTimeoutMs: user.code_tools_max_timeout_ms ?? DEFAULT_CODE_TOOLS_MAX_TIMEOUT_MS,

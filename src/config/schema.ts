@@ -218,6 +218,7 @@ export const userConfigSchema = z.object({
   code_execution_yield_ms: zeroOrIntIn(MIN_YIELD_MS, MAX_YIELD_MS).optional(),
   code_execution_result_ttl_ms: intIn(MIN_RESULT_TTL_MS, MAX_RESULT_TTL_MS).optional(),
   code_execution_max_running: intIn(MIN_MAX_RUNNING, MAX_MAX_RUNNING).optional(),
+  code_execution_durable: z.boolean({ error: 'must be true or false' }).optional(),
   code_tools_max_timeout_ms: intIn(MIN_TIMEOUT_MS, MAX_TIMEOUT_MS).optional(),
   code_tools_max_memory_mb: intIn(MIN_MEMORY_LIMIT_MB, MAX_MEMORY_LIMIT_MB).optional(),
   connect_timeout_ms: intIn(MIN_CONNECT_TIMEOUT_MS, MAX_CONNECT_TIMEOUT_MS).optional(),

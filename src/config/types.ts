@@ -69,6 +69,8 @@ export interface CodeExecutionConfig {
   resultTtlMs: number;
   /** Runs alive at once on this instance, yielded ones included (QUEUE_FULL over it). */
   maxRunning: number;
+  /** Runs are journaled and resumed after a stop; false keeps them in memory (INTERRUPTED). */
+  durable: boolean;
 }
 
 /** Caps of code tools' own limits (`code_tools_max_timeout_ms`, `code_tools_max_memory_mb`). */

@@ -28,6 +28,10 @@ export const EXECUTION_ERROR_CODES = [
   'EXECUTION_NOT_FOUND',
   /** code_execution_max_running runs are alive on this instance. */
   'QUEUE_FULL',
+  /** The run was lost to a stop of its instance and was not journaled (code_execution_durable false). */
+  'INTERRUPTED',
+  /** On resume, the program asked for something other than its journal holds; nothing more was sent. */
+  'REPLAY_DIVERGED',
 ] as const;
 
 /** Codes a single upstream call can fail with, inside a call envelope. */

@@ -34,6 +34,8 @@ import { HostWorkQueue } from './host-work-queue.ts';
 import { argsRefusal } from './input-validator.ts';
 import type { CallPolicy } from './policy/call-policy.ts';
 import type { PolicyVerdict } from './policy/tool-policy.ts';
+import { journaledCall, journaledCatalog, ReplayDiverged } from './runs/journaled-dispatch.ts';
+import type { RunJournal } from './runs/run-journal.ts';
 import { serverRefusal } from './server-access.ts';
 import { ADMIN, type Caller, type ToolCallRecord } from './types.ts';
 
@@ -62,6 +64,8 @@ export interface GateOptions {
   policy?: CallPolicy;
   /** Hears each console line as it is written (a run's waiters are told of it). */
   onLog?: (line: string) => void;
+  /** The run's journal (code_execution_durable): calls and catalog reads go through it. */
+  journal?: RunJournal;
 }
 
 type Refusal = { code: string; message: string };
@@ -109,12 +113,14 @@ export class CallGate implements JobBridge {
   /** A call's outcome with its result bounded by maxResultBytes. */
   private async dispatchBounded(
     request: CallRequest,
+    at?: number,
   ): Promise<{ outcome: CallOutcome; bytes: number; json?: string }> {
-    return boundedOutcome(
-      await this.dispatch(request),
-      this.maxResultBytes,
-      `${request.server}.${request.tool}`,
-    );
+    const journal = this.options.journal;
+    const outcome =
+      journal && at !== undefined
+        ? await journaledCall(journal, at, request, () => this.dispatch(request))
+        : await this.dispatch(request);
+    return boundedOutcome(outcome, this.maxResultBytes, `${request.server}.${request.tool}`);
   }
 
   /** The run's end when its request was cancelled; undefined while it may go on. */
@@ -167,15 +173,43 @@ export class CallGate implements JobBridge {
   }
 
   /** catalog.*: only what this execution may call is counted, listed, searched or described. */
-  private catalogCall(requestJson: string): BridgeReply {
+  private catalogCall(
+    requestJson: string,
+    at: number | undefined,
+  ): BridgeReply | Promise<BridgeReply> {
     const { op, params } = JSON.parse(requestJson) as { op: string; params: unknown };
-    return {
-      envelope: this.options.catalog.run(op, params, (ns) => this.policy(ns) === undefined),
-    };
+    const live = () => this.options.catalog.run(op, params, (ns) => this.policy(ns) === undefined);
+    const journal = this.options.journal;
+    if (!journal || at === undefined) return { envelope: live() };
+    return journaledCatalog(journal, at, op, params, live).then((envelope) => ({ envelope }));
   }
 
   async call(requestJson: string, dialect: CallDialect): Promise<BridgeReply> {
-    if (dialect === 'catalog') return this.hostWork.run(() => this.catalogCall(requestJson));
+    // Each interaction has its number in the order the program asks (a resume asks the same).
+    const at = this.options.journal?.next();
+    try {
+      if (dialect === 'catalog')
+        return await this.hostWork.run(() => this.catalogCall(requestJson, at));
+      return await this.callTool(requestJson, dialect, at);
+    } catch (error) {
+      return this.journalEnd(error);
+    }
+  }
+
+  /** How the run ends when its journal says so: a divergence, or a journal that cannot be written. */
+  private journalEnd(error: unknown): BridgeReply {
+    if (error instanceof ReplayDiverged)
+      return { fatal: { code: 'REPLAY_DIVERGED', message: error.message } };
+    const failure = this.options.journal?.failure;
+    if (failure) return { fatal: { code: 'EXECUTION_FAILED', message: failure } };
+    throw error;
+  }
+
+  private async callTool(
+    requestJson: string,
+    dialect: CallDialect,
+    at: number | undefined,
+  ): Promise<BridgeReply> {
     const shape = callShape(requestJson, dialect === 'sync' ? 'call_tool' : 'tools');
     if (!shape.ok) {
       return {
@@ -209,7 +243,7 @@ export class CallGate implements JobBridge {
     if (refusal) return this.refuse(dialect, refusal, started, finish);
     let facts: CallFacts | undefined;
     if (step && 'ask' in step) {
-      const held = await this.options.policy!.hold(request, step.ask);
+      const held = await this.options.policy!.hold(request, step.ask, at);
       // Cancelled while held: the run ends here, the held call is never sent.
       const cancelled = this.cancelled();
       if (cancelled) {
@@ -221,7 +255,7 @@ export class CallGate implements JobBridge {
     }
     if (dialect === 'sync') {
       // The result is encoded once: its size bound, the reply and the history's cut share it.
-      const bounded = await this.dispatchBounded(request);
+      const bounded = await this.dispatchBounded(request, at);
       const envelope = syncEnvelope(bounded.outcome);
       const envelopeJson = syncEnvelopeJson(envelope, bounded.json);
       finish(started, envelope, undefined, envelopeJson, facts);
@@ -229,7 +263,7 @@ export class CallGate implements JobBridge {
     }
     const release = await this.asyncSlots.acquire();
     try {
-      const { outcome } = await this.dispatchBounded(request);
+      const { outcome } = await this.dispatchBounded(request, at);
       const envelope = asyncEnvelope(
         outcome,
         this.maxResultBytes,
@@ -257,6 +291,14 @@ export class CallGate implements JobBridge {
   }
 
   async batch(batchJson: string): Promise<BridgeReply> {
+    try {
+      return await this.callBatch(batchJson);
+    } catch (error) {
+      return this.journalEnd(error);
+    }
+  }
+
+  private async callBatch(batchJson: string): Promise<BridgeReply> {
     // The limits hold on what was sent, whatever the guest's check saw.
     const shape = batchShape(batchJson);
     if (!shape.ok) return { envelope: syncFailure('INVALID_ARGS', shape.message) };
@@ -264,6 +306,8 @@ export class CallGate implements JobBridge {
     if (ended) return ended;
     const batch = shape.value;
     const started = performance.now();
+    // Each element is an interaction of its own, numbered in input order.
+    const steps = batch.requests.map(() => this.options.journal?.next());
     const slots: unknown[] = new Array(batch.requests.length);
     const toSend: Array<{ i: number; finish: Finish; ask?: PolicyVerdict }> = [];
     let overBudget = false;
@@ -305,7 +349,7 @@ export class CallGate implements JobBridge {
         const callStarted = performance.now();
         const request = batch.requests[i]!;
         // An `ask` element waits for its decision in its lane; the others go on meanwhile.
-        const held = ask ? await this.options.policy!.hold(request, ask) : undefined;
+        const held = ask ? await this.options.policy!.hold(request, ask, steps[i]) : undefined;
         // Cancelled meanwhile: nothing more of the batch is sent (the run ends below).
         if (this.options.policy?.requestCancelled) continue;
         if (held && 'refusal' in held) {
@@ -314,7 +358,7 @@ export class CallGate implements JobBridge {
           outcomes.set(i, { outcome, bytes: 0, started: callStarted, ended: performance.now() });
           continue;
         }
-        const bounded = await this.dispatchBounded(request);
+        const bounded = await this.dispatchBounded(request, steps[i]);
         outcomes.set(i, {
           ...bounded,
           started: callStarted,
@@ -361,6 +405,14 @@ export class CallGate implements JobBridge {
   leavePool(): void {
     this.outOfPool = true;
     this.clock?.leavePool();
+  }
+
+  /**
+   * The program's live clock readings before its next call, log line or outcome: journaled
+   * (in order, before what follows them), so a resumed run reads the same times again.
+   */
+  readings(clock: number[]): void {
+    void this.options.journal?.readings(clock).catch(() => {});
   }
 
   log(level: LogLevel, line: string): void {

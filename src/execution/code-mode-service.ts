@@ -28,6 +28,7 @@ import { CallPolicy } from './policy/call-policy.ts';
 import type { CallerChannel } from './policy/types.ts';
 import { reachableServers } from './run-frame.ts';
 import type { RunControl } from './runs/live-run.ts';
+import { programDigest } from './runs/run-journal.ts';
 import { runInSandbox } from './sandbox-run.ts';
 import type { ExecutionServiceDeps } from './service.ts';
 import {
@@ -111,7 +112,7 @@ export class CodeModeService {
     options: ExecuteOptions = {},
   ): Promise<ExecuteOutcome> {
     const facts: RunFacts = {
-      ...newRunFacts('codemode', caller, options.run?.id),
+      ...newRunFacts('codemode', caller, options.run),
       language: 'typescript',
       input: {},
     };
@@ -122,7 +123,15 @@ export class CodeModeService {
     const config = this.deps.config();
     // Known before the result is fitted: the activity_id it carries counts toward the bound.
     const activityId = activityIdFor(this.deps.activity, config, facts);
-    const policy = new CallPolicy({ ...this.deps, config, facts, activityId, run: options });
+    const policy = new CallPolicy({
+      ...this.deps,
+      config,
+      facts,
+      activityId,
+      run: options,
+      journal: options.run?.journal,
+      abandoned: () => options.run?.abandoned === true,
+    });
     try {
       const unfitted = await this.executeChecked(args, caller, calls, config, policy, options);
       const outcome = fitExecuteResult(unfitted, config.codeMode.maxOutputBytes, activityId);
@@ -216,6 +225,14 @@ export class CodeModeService {
     }
     const stripped = await stripFunctionBody(code);
     if (!stripped.ok) return errorResult(diagnostic('ParseError', stripped.message, stripped));
+    const diverged = run.options.run?.journal?.bind(programDigest({ code }));
+    if (diverged) {
+      return errorResult({
+        kind: 'ExecutionFailure',
+        message: diverged.message,
+        code: diverged.code,
+      });
+    }
     const check = startTypecheck(this.deps, {
       code,
       language: 'typescript',

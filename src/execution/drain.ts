@@ -31,8 +31,11 @@ export class DrainingExecutor implements SandboxExecutor {
     }
   }
 
-  /** Refuses new runs, waits up to `graceMs` for the running ones, then ends those left. */
-  async drain(graceMs: number): Promise<void> {
+  /**
+   * Refuses new runs, waits up to `graceMs` for the running ones, then ends those left
+   * (`beforeStop` runs first: durable runs are marked left to a restart).
+   */
+  async drain(graceMs: number, beforeStop?: () => void): Promise<void> {
     this.draining = true;
     if (this.running > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -42,6 +45,7 @@ export class DrainingExecutor implements SandboxExecutor {
       });
       clearTimeout(timer);
     }
+    if (this.running > 0) beforeStop?.();
     if (this.running > 0)
       await this.inner.stop(
         `codemux is shutting down: the execution did not finish within shutdown_grace_ms (${graceMs} ms)`,

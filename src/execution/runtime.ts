@@ -13,6 +13,7 @@ import {
   type ExecutionRunStore,
   memoryApprovalStore,
   type OAuthStore,
+  type RunJournalStore,
   type ToolPinStore,
 } from '../store/index.ts';
 import {
@@ -31,6 +32,7 @@ import { CodeModeService } from './code-mode-service.ts';
 import { DrainingExecutor } from './drain.ts';
 import { Approvals } from './policy/approvals.ts';
 import { HeldRuns } from './policy/held-runs.ts';
+import { resumeRun } from './runs/resume-run.ts';
 import { Runs } from './runs/runs.ts';
 import { StoreRuns } from './runs/shared-runs.ts';
 import { ExecutionService } from './service.ts';
@@ -94,6 +96,8 @@ export interface RuntimeOptions {
   approvalStore?: ApprovalStore;
   /** Where yielded runs are written, so other instances answer waits and cancels; without it, none. */
   executionRunStore?: ExecutionRunStore;
+  /** Where runs are journaled (code_execution_durable), so a stop does not lose them; without it, none. */
+  runJournalStore?: RunJournalStore;
   /** The type checker's bounds (tests lower them); default TYPECHECK_DEFAULTS. */
   typecheck?: Partial<TypeCheckerOptions>;
   /** Where upstream OAuth credentials are kept, and the box that seals them; without it, none. */
@@ -209,12 +213,20 @@ export function createRuntime(
         instanceId: () => config.instanceId,
         logger,
         cancelHere: (id, reason) => runs.cancelHere(id, reason),
+        ...(options.runJournalStore
+          ? {
+              journaled: async (id: string) =>
+                (await options.runJournalStore!.get(id)) !== undefined,
+            }
+          : {}),
       })
     : undefined;
   const runs: Runs = new Runs({
     config: current,
     instanceId: () => config.instanceId,
     ...(shared ? { shared } : {}),
+    ...(options.runJournalStore ? { journals: options.runJournalStore } : {}),
+    logger,
   });
   const execute = new CodeModeService(deps);
   const codeTools = options.codeToolStore
@@ -239,10 +251,25 @@ export function createRuntime(
     start: async () => {
       // Pins first: the first tool lists are judged against what the store holds.
       await pins.start();
-      await approvals.start();
+      const journals = options.runJournalStore;
+      await approvals.start(
+        journals
+          ? async (a) => (a.activity_id ? (await journals.get(a.activity_id)) !== undefined : false)
+          : undefined,
+      );
       if (options.live) registry.start();
       recorder?.start();
       await Promise.all([pool.start(), codeTools?.start()]);
+      // Runs an earlier life of this instance (or another instance) left journaled go on here.
+      if (options.live) {
+        runs.startResuming((record, entries) =>
+          resumeRun(
+            { runs, service, execute, codeTool: (name) => codeTools?.find(name) },
+            record,
+            entries,
+          ),
+        );
+      }
     },
     applyConfig: async (next, origin) => {
       if (next.codeExecution.poolSize !== config.codeExecution.poolSize) {
@@ -254,8 +281,10 @@ export function createRuntime(
       config = next;
       await registry.update(next.servers, origin);
     },
-    drain: (graceMs) => pool.drain(graceMs),
+    // Journaled runs still alive past the grace are left to a restart, not ended here.
+    drain: (graceMs) => pool.drain(graceMs, () => runs.abandonDurable()),
     stop: () => {
+      runs.stop();
       codeTools?.stop();
       pins.stop();
       approvals.stop();

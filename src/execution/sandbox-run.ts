@@ -77,11 +77,16 @@ export async function runInSandbox(
     pins: deps.pins,
     policy: spec.policy,
     ...(spec.watch ? { onLog: (line: string) => spec.watch!.logged(line) } : {}),
+    ...(spec.watch?.journal ? { journal: spec.watch.journal } : {}),
   });
   spec.watch?.attach(gate);
+  const journal = spec.watch?.journal;
   const outcome = await deps.executor.run(
     {
       ...spec.job,
+      // A journaled run's random numbers and clock readings come out the same on a resume.
+      ...(journal ? { seed: journal.seed } : {}),
+      ...(journal?.replaying ? { replay: { clock: journal.replayClock } } : {}),
       memoryLimitBytes: spec.memoryLimitBytes,
       limits: {
         deadlineMs,

@@ -20,6 +20,7 @@ import { CallPolicy } from './policy/call-policy.ts';
 import type { CallerChannel } from './policy/types.ts';
 import { elapsed, positioned, reachableServers, refusal } from './run-frame.ts';
 import type { RunControl } from './runs/live-run.ts';
+import { programDigest } from './runs/run-journal.ts';
 import { runInSandbox, type SandboxRunDeps } from './sandbox-run.ts';
 import {
   diagnosticsOf,
@@ -107,7 +108,7 @@ export class ExecutionService {
     caller: Caller = ADMIN,
     options: RunOptions = {},
   ): Promise<ExecutionResult> {
-    const facts = newRunFacts(options.surface ?? 'mcp', caller, options.run?.id);
+    const facts = newRunFacts(options.surface ?? 'mcp', caller, options.run);
     if (options.dryRun) facts.dryRun = true;
     // What the request says, as far as it can be read (a refused request is recorded too).
     const request = (typeof args === 'object' && args !== null ? args : {}) as Record<
@@ -152,6 +153,10 @@ export class ExecutionService {
     }
     facts.code = code;
     facts.language = language;
+    const diverged = options.run?.journal?.bind(
+      programDigest({ language, code, input: request.input, options: request.options }),
+    );
+    if (diverged) return refusal(diverged, started);
     // The same name for inline and stored sources: results are byte-identical.
     const filename = language === 'typescript' ? 'code.ts' : 'code.js';
     const prepared = await prepareSource(code, language);
@@ -233,7 +238,7 @@ export class ExecutionService {
     caller: Caller = ADMIN,
     options: Omit<RunOptions, 'surface' | 'dryRun'> = {},
   ): Promise<ExecutionResult> {
-    const facts = newRunFacts('code_tool', caller, options.run?.id);
+    const facts = newRunFacts('code_tool', caller, options.run);
     facts.tool = tool.name;
     facts.code = tool.code;
     facts.language = 'javascript';
@@ -263,6 +268,10 @@ export class ExecutionService {
     }
     const cast = castArguments(tool.params, args);
     if (!cast.ok) return refusal({ code: 'INVALID_ARGS', message: cast.message }, started);
+    const diverged = options.run?.journal?.bind(
+      programDigest({ code: tool.code, allowed_servers: tool.allowed_servers, args: cast.value }),
+    );
+    if (diverged) return refusal(diverged, started);
     const filename = `${tool.name}.js`;
     const prepared = await prepareSource(tool.code, 'javascript');
     if (!prepared.ok) return refusal(positioned('SYNTAX_ERROR', prepared), started);
@@ -320,6 +329,8 @@ export class ExecutionService {
         facts: run.facts,
         activityId: activityIdFor(this.deps.activity, config, run.facts),
         run: run.options,
+        journal: run.options.run?.journal,
+        abandoned: () => run.options.run?.abandoned === true,
       }),
       job: {
         code: run.code,

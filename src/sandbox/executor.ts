@@ -5,7 +5,12 @@ import type { CallDialect, JobOutcome, JobSpec, LogLevel } from './protocol.ts';
 export type BridgeReply =
   /** `envelopeJson`, when given, is JSON.stringify(envelope), already made by the bridge. */
   | { envelope: unknown; envelopeJson?: string }
-  | { fatal: { code: 'MAX_TOOL_CALLS_EXCEEDED' | 'EXECUTION_FAILED'; message: string } };
+  | {
+      fatal: {
+        code: 'MAX_TOOL_CALLS_EXCEEDED' | 'EXECUTION_FAILED' | 'REPLAY_DIVERGED';
+        message: string;
+      };
+    };
 
 /** What the executor offers the bridge of one run. */
 export interface RunClock {
@@ -27,6 +32,13 @@ export interface JobBridge {
   call(requestJson: string, dialect: CallDialect): Promise<BridgeReply>;
   batch(batchJson: string): Promise<BridgeReply>;
   log(level: LogLevel, line: string): void;
+  /**
+   * The wall-clock readings (epoch ms) the program took live since the previous call, batch
+   * or log line, in order: called before the call, batch, log line or outcome that follows
+   * them, never with an empty list. Readings answered from `JobSpec.replay` are not repeated.
+   * A throw ends the run with EXECUTION_FAILED.
+   */
+  readings?(clock: number[]): void;
   /** Receives the run's clock once, before the program starts. */
   bindClock?(clock: RunClock): void;
 }

@@ -7,6 +7,7 @@ export type {
   CallRequest,
   GuestError,
   JobOutcome,
+  JobReplay,
   JobSpec,
   LogLevel,
 } from './protocol.ts';

@@ -288,9 +288,28 @@ export class PoolWorker {
     Atomics.notify(this.signal, SIGNAL.replies);
   }
 
+  /** Hands the bridge the readings a message carries; a throw ends the run and stops the worker. */
+  private deliverReadings(running: Running, clock: number[]): boolean {
+    try {
+      running.bridge.readings?.(clock);
+      return true;
+    } catch (error) {
+      this.finish(running.execId, {
+        ok: false,
+        error: {
+          code: 'EXECUTION_FAILED',
+          message: `recording the run's clock readings failed: ${String(error)}`,
+        },
+      });
+      void this.terminate();
+      return false;
+    }
+  }
+
   private onCall(message: CallMessage): void {
     const running = this.running;
     if (!running || running.execId !== message.execId) return;
+    if (message.clock && !this.deliverReadings(running, message.clock)) return;
     if (message.type === 'done') {
       this.finish(message.execId, message.outcome);
       return;

@@ -39,6 +39,20 @@ export interface JobSpec {
   limits: JobLimits;
   /** Cap of this execution's own WebAssembly.Memory. */
   memoryLimitBytes: number;
+  /**
+   * Math.random's seed (its text is what counts: 7 and '7' are one seed). The same seed gives
+   * the same numbers; the host makes one per run and keeps it to replay the run. Without one
+   * the worker picks 128 random bits, and the run cannot be replayed.
+   */
+  seed?: string | number;
+  /** A replayed run: what the run it replays took, answered to the guest in order, then live. */
+  replay?: JobReplay;
+}
+
+/** What a replayed run is answered from before it goes on live. */
+export interface JobReplay {
+  /** The guest's clock readings (epoch ms), in the order the run took them. */
+  clock: number[];
 }
 
 /** Slots of a worker's shared signal (an Int32Array on `WorkerInit.signal`). */
@@ -103,6 +117,8 @@ export interface GuestError {
     | 'GLOBALS_TOO_LARGE'
     /** The host's signal aborted the run (its worker was stopped); the message is the reason. */
     | 'CANCELLED'
+    /** A resumed run asked for something other than its journal holds (the host ends it). */
+    | 'REPLAY_DIVERGED'
     | 'EXECUTION_FAILED';
   message: string;
   stack?: string;
@@ -136,13 +152,18 @@ export interface BatchRequest {
 /** sync: call_tool; async: tools.*; catalog: catalog.* (requestJson is `{op, params}`). */
 export type CallDialect = 'sync' | 'async' | 'catalog';
 
-/** Worker -> host, on the call port. */
-export type CallMessage =
+/**
+ * Worker -> host, on the call port. `clock`, when present, holds the clock readings the guest
+ * took live (not answered from `JobSpec.replay`) since the previous message, in order: they
+ * travel with the next message instead of costing a round trip each.
+ */
+export type CallMessage = (
   | { type: 'call'; execId: number; callId: number; dialect: CallDialect; requestJson: string }
   | { type: 'batch'; execId: number; callId: number; batchJson: string }
   | { type: 'log'; execId: number; level: LogLevel; line: string }
   /** On the call port too, so it can never overtake the execution's log lines. */
-  | { type: 'done'; execId: number; outcome: JobOutcome };
+  | { type: 'done'; execId: number; outcome: JobOutcome }
+) & { clock?: number[] };
 
 export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
 

@@ -25,6 +25,7 @@ export const ACTIVITY_COLUMNS = [
   'instance_id',
   'approval_id',
   'dry_run',
+  'resumed',
 ] as const;
 
 export type ActivityRow = Record<(typeof ACTIVITY_COLUMNS)[number], string | number | null>;
@@ -45,6 +46,7 @@ export function activityRow(r: ActivityRecord & { seq: number }): ActivityRow {
     // Optional in the record (builders from before approvals leave it out); a column always.
     approval_id: r.approval_id ?? null,
     dry_run: r.dry_run ? 1 : 0,
+    resumed: r.resumed ?? 0,
   } as ActivityRow;
 }
 
@@ -71,5 +73,6 @@ export function activityOf(row: ActivityRow): ActivityRecord {
     instance_id: String(row.instance_id),
     approval_id: row.approval_id === null ? null : String(row.approval_id),
     ...(Number(row.dry_run) === 1 ? { dry_run: true as const } : {}),
+    ...(Number(row.resumed) > 0 ? { resumed: Number(row.resumed) } : {}),
   };
 }

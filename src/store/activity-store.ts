@@ -56,6 +56,8 @@ export interface ActivityRecord {
   approval_id?: string | null;
   /** Present (true) only for a dry run (the playground's switch) and its stubbed calls. */
   dry_run?: true;
+  /** Present only for an execution resumed from its journal: how many times it was. */
+  resumed?: number;
 }
 
 export interface ActivityQuery {

@@ -1,4 +1,4 @@
-/** @module Persistence: tokens, activity, code tools, pins, approvals, yielded runs and upstream OAuth (SQLite or PostgreSQL); the admin and secret key files. */
+/** @module Persistence: tokens, activity, code tools, pins, approvals, yielded runs, run journals and upstream OAuth (SQLite or PostgreSQL); the admin and secret key files. */
 
 export {
   ACTIVITY_KINDS,
@@ -38,6 +38,7 @@ export type {
 } from './execution-run-store.ts';
 export { memoryApprovalStore } from './memory-approval-store.ts';
 export { memoryExecutionRunStore } from './memory-execution-run-store.ts';
+export { memoryRunJournalStore } from './memory-run-journal-store.ts';
 export type {
   OAuthCredentials,
   OAuthCredentialsWrite,
@@ -46,6 +47,14 @@ export type {
   OAuthStore,
 } from './oauth-store.ts';
 export { openConfiguredStore, openStore, type Store } from './open-store.ts';
+export type {
+  ClaimOptions,
+  JournalEntry,
+  JournalRun,
+  JournalRunKind,
+  JournalSize,
+  RunJournalStore,
+} from './run-journal-store.ts';
 export {
   loadSecretKey,
   parseSecretKey,

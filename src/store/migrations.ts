@@ -253,4 +253,45 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX execution_runs_instance ON execution_runs (instance_id, status)',
     ],
   },
+  {
+    version: 13,
+    statements: [
+      // Durable runs (issue 36): what is needed to run a program again (the caller and request
+      // as JSON text, the program's digest, the seed), the owner's lease, and each host
+      // interaction in order, to answer the replay from. Deleted when the run ends.
+      `CREATE TABLE run_journals (
+         id TEXT PRIMARY KEY,
+         owner TEXT NOT NULL,
+         caller TEXT NOT NULL,
+         kind TEXT NOT NULL,
+         tool TEXT,
+         request TEXT NOT NULL,
+         surface TEXT NOT NULL,
+         program_sha256 TEXT NOT NULL,
+         seed TEXT NOT NULL,
+         instance_id TEXT NOT NULL,
+         lease_until TEXT NOT NULL,
+         resumed INTEGER NOT NULL,
+         created_at TEXT NOT NULL
+       )`,
+      // Lapsed leases for another instance to claim; a restarted instance's own runs.
+      'CREATE INDEX run_journals_lease ON run_journals (lease_until)',
+      'CREATE INDEX run_journals_instance ON run_journals (instance_id)',
+      `CREATE TABLE run_journal_entries (
+         run_id TEXT NOT NULL,
+         seq INTEGER NOT NULL,
+         kind TEXT NOT NULL,
+         data TEXT NOT NULL,
+         PRIMARY KEY (run_id, seq)
+       )`,
+    ],
+  },
+  {
+    version: 14,
+    statements: [
+      // How many times an execution was resumed from its journal after its instance stopped
+      // (issue 36); 0 for the rest.
+      'ALTER TABLE activity ADD COLUMN resumed INTEGER NOT NULL DEFAULT 0',
+    ],
+  },
 ];

@@ -1,4 +1,4 @@
-/** @module Opens the store a gateway uses: tokens, activity, code tools, pins, approvals, yielded runs and upstream OAuth in one database. */
+/** @module Opens the store a gateway uses: tokens, activity, code tools, pins, approvals, yielded runs, run journals and upstream OAuth in one database. */
 
 import type { ActivityStore } from './activity-store.ts';
 import type { ApprovalStore } from './approval-store.ts';
@@ -6,12 +6,14 @@ import type { CodeToolStore } from './code-tool-store.ts';
 import type { ExecutionRunStore } from './execution-run-store.ts';
 import type { OAuthStore } from './oauth-store.ts';
 import type { PgClusterSlots as ClusterSlots } from './pg-cluster-slots.ts';
+import type { RunJournalStore } from './run-journal-store.ts';
 import { sqliteActivityStore } from './sqlite-activity-store.ts';
 import { sqliteApprovalStore } from './sqlite-approval-store.ts';
 import { sqliteCodeToolStore } from './sqlite-code-tool-store.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import { sqliteExecutionRunStore } from './sqlite-execution-run-store.ts';
 import { sqliteOAuthStore } from './sqlite-oauth-store.ts';
+import { sqliteRunJournalStore } from './sqlite-run-journal-store.ts';
 import { sqliteTokenStore } from './sqlite-token-store.ts';
 import { sqliteToolPinStore } from './sqlite-tool-pin-store.ts';
 import type { TokenStore } from './token-store.ts';
@@ -25,6 +27,8 @@ export interface Store {
   approvals: ApprovalStore;
   /** Runs that yielded, for the other instances of a cluster (and processes on one file). */
   executionRuns: ExecutionRunStore;
+  /** Journals of durable runs, to run them again after their instance stopped. */
+  runJournals: RunJournalStore;
   /** Upstream OAuth credentials (sealed) and sign-in flows. */
   oauth: OAuthStore;
   close(): Promise<void>;
@@ -56,6 +60,7 @@ export function openStore(dataDir: string): Store {
     toolPins: sqliteToolPinStore(db),
     approvals: sqliteApprovalStore(db),
     executionRuns: sqliteExecutionRunStore(db),
+    runJournals: sqliteRunJournalStore(db),
     oauth: sqliteOAuthStore(db),
     async close() {
       if (closed) return;

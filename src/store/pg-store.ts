@@ -1,4 +1,4 @@
-/** @module Opens the PostgreSQL store of `database_url`: tokens, activity, code tools, pins, approvals, yielded runs, upstream OAuth and cluster slots. */
+/** @module Opens the PostgreSQL store of `database_url`: tokens, activity, code tools, pins, approvals, yielded runs, run journals, upstream OAuth and cluster slots. */
 
 import type { Store } from './open-store.ts';
 import { pgActivityStore } from './pg-activity-store.ts';
@@ -8,6 +8,7 @@ import { pgCodeToolStore } from './pg-code-tool-store.ts';
 import { openPgDatabase } from './pg-database.ts';
 import { pgExecutionRunStore } from './pg-execution-run-store.ts';
 import { pgOAuthStore } from './pg-oauth-store.ts';
+import { pgRunJournalStore } from './pg-run-journal-store.ts';
 import { pgTokenStore } from './pg-token-store.ts';
 import { pgToolPinStore } from './pg-tool-pin-store.ts';
 
@@ -29,6 +30,7 @@ export async function openPgStore(url: string, source = 'database_url'): Promise
     toolPins: pgToolPinStore(db),
     approvals: pgApprovalStore(db),
     executionRuns: pgExecutionRunStore(db),
+    runJournals: pgRunJournalStore(db),
     oauth: pgOAuthStore(db),
     clusterSlots,
     async close() {

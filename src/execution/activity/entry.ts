@@ -24,11 +24,22 @@ export interface RunFacts {
   input?: unknown;
   /** A dry run: its upstream calls were answered with a stub. */
   dryRun?: boolean;
+  /** How many times the run was resumed from its journal (runs/run-journal.ts). */
+  resumed?: number;
+  /** True when the run was left to a restart (its instance stopped): it is not recorded here. */
+  abandoned?: () => boolean;
 }
 
 /** A new execution's facts: its record's id and start, before anything can fail. */
-export function newRunFacts(surface: ActivitySurface, caller: Caller, id?: string): RunFacts {
-  return { id: id ?? sortableId(), surface, caller, startedAt: Date.now() };
+export function newRunFacts(
+  surface: ActivitySurface,
+  caller: Caller,
+  run?: { id: string; journal?: { resumedCount: number }; abandoned?: boolean },
+): RunFacts {
+  const facts: RunFacts = { id: run?.id ?? sortableId(), surface, caller, startedAt: Date.now() };
+  if (run?.journal?.resumedCount) facts.resumed = run.journal.resumedCount;
+  if (run) facts.abandoned = () => run.abandoned === true;
+  return facts;
 }
 
 /**
@@ -55,7 +66,7 @@ export function recordRun(
   durationMs: number,
   calls: readonly CallDetail[],
 ): string | undefined {
-  if (!activityIdFor(recorder, config, facts)) return undefined;
+  if (!activityIdFor(recorder, config, facts) || facts.abandoned?.()) return undefined;
   recorder!.record(
     activityRecords(
       facts,
@@ -108,6 +119,7 @@ export function activityRecords(
     response: cutForActivity(envelope),
     instance_id: instanceId,
     ...(facts.dryRun ? { dry_run: true as const } : {}),
+    ...(facts.resumed ? { resumed: facts.resumed } : {}),
   };
   const children = calls.map((call, i): QueuedRecord => {
     const code = call.entry.ok ? undefined : call.entry.code;

@@ -51,6 +51,11 @@ export interface HoldRequest {
   timeoutMs: number;
   /** tool_policy.max_pending_per_caller: this caller's approvals pending at once here. */
   maxPendingPerCaller: number;
+  /**
+   * True when the run was left to a restart (its gateway stops, runs/runs.ts): an end of the
+   * wait then leaves the approval pending for the resumed run, instead of expiring it.
+   */
+  keepOnAbort?: () => boolean;
 }
 
 /** How a hold ended: approved (send it), or a per-call refusal. */
@@ -91,7 +96,7 @@ export class Approvals implements ApprovalDesk {
    * Hears decisions made on other instances; expires what an earlier run of this instance left
    * pending (its calls are gone); forgets decisions older than APPROVAL_RETENTION_DAYS.
    */
-  async start(): Promise<void> {
+  async start(keep?: (approval: ApprovalRecord) => Promise<boolean>): Promise<void> {
     this.unsubscribe ??= this.store.onChange((id) => void this.onRemote(id));
     await this.store.trim(
       new Date(Date.now() - APPROVAL_RETENTION_DAYS * 86_400_000).toISOString(),
@@ -99,6 +104,8 @@ export class Approvals implements ApprovalDesk {
     const now = new Date().toISOString();
     for (const left of await this.store.list({ status: 'pending', limit: MAX_APPROVALS_LISTED })) {
       if (left.instance_id === this.instanceId() && !this.waiters.has(left.id)) {
+        // A journaled run's approval stays: the run resumes and waits on it again.
+        if (await keep?.(left)) continue;
         await this.finish(left.id, 'expired', 'restart', now);
       }
     }
@@ -297,7 +304,10 @@ export class Approvals implements ApprovalDesk {
       void this.finish(record.id, 'expired', by, new Date().toISOString()).catch(() =>
         settle({ ...record, status: 'expired', decided_by: by }),
       );
-    const onAbort = () => expire('cancelled');
+    const onAbort = () =>
+      request.keepOnAbort?.()
+        ? settle({ ...record, status: 'expired', decided_by: 'stopped' })
+        : expire('cancelled');
     try {
       await this.store.create(record, shown.whole);
       this.events.emit('approval', record);
@@ -326,6 +336,63 @@ export class Approvals implements ApprovalDesk {
       asking.abort();
       signal.removeEventListener('abort', onAbort);
       this.waiters.delete(record.id);
+    }
+  }
+
+  /**
+   * Waits again on approval `id`, made for this call before its gateway stopped (a resumed
+   * run, runs/run-journal.ts): decided, it ends the wait as `hold` would; still pending, it
+   * waits for a decision until it expires or `signal` aborts. Never throws.
+   */
+  async rejoin(
+    id: string,
+    signal: AbortSignal,
+    channel: CallerChannel = {},
+    keepOnAbort?: () => boolean,
+  ): Promise<HoldOutcome> {
+    const record = await this.store.get(id).catch(() => undefined);
+    if (!record) {
+      return {
+        ok: false,
+        code: 'APPROVAL_TIMEOUT',
+        message: `approval ${id} is gone (its gateway stopped and it was trimmed); the call was not sent`,
+      };
+    }
+    const name = `${record.server}.${record.tool}`;
+    const timeoutMs = Math.max(0, Date.parse(record.expires_at) - Date.parse(record.created_at));
+    if (record.status !== 'pending') return outcomeOf(this.asSeen(record), name, timeoutMs);
+    let settle!: (record: ApprovalRecord) => void;
+    const decided = new Promise<ApprovalRecord>((resolve) => {
+      settle = resolve;
+    });
+    this.waiters.set(id, { record, settle });
+    const asking = new AbortController();
+    const expire = (by: string) =>
+      void this.finish(id, 'expired', by, new Date().toISOString()).catch(() =>
+        settle({ ...record, status: 'expired', decided_by: by }),
+      );
+    const onAbort = () =>
+      keepOnAbort?.()
+        ? settle({ ...record, status: 'expired', decided_by: 'stopped' })
+        : expire('cancelled');
+    // The run shows it waits on it again (waiting_for); the caller's channel is asked again.
+    void this.askChannel(channel, record, asking.signal);
+    const timer = setTimeout(
+      () => expire('timeout'),
+      Math.max(0, Date.parse(record.expires_at) - Date.now()),
+    );
+    try {
+      if (signal.aborted) onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      // Decided while nobody waited here (between the stop and now): read it once more.
+      const now = await this.store.get(id).catch(() => undefined);
+      if (now && now.status !== 'pending') settle(now);
+      return outcomeOf(await decided, name, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+      asking.abort();
+      signal.removeEventListener('abort', onAbort);
+      this.waiters.delete(id);
     }
   }
 

@@ -6,11 +6,26 @@ import type { ResolvedConfig } from '../../config/index.ts';
 import type { CallRequest, RunClock } from '../../sandbox/index.ts';
 import type { ToolInfo, UpstreamRegistry } from '../../upstream/index.ts';
 import { callerLabel, type RunFacts } from '../activity/entry.ts';
+import type { RunJournal } from '../runs/run-journal.ts';
 import { type Approvals, argsDigest } from './approvals.ts';
 import { allowsEverything, deniedMessage, judgeCall, type PolicyVerdict } from './tool-policy.ts';
 import type { CallerChannel } from './types.ts';
 
 type Refusal = { code: string; message: string };
+
+/** `channel` that first journals the approval a call waits on (a resume waits on it again). */
+function journalingChannel(
+  channel: CallerChannel | undefined,
+  journal: (approvalId: string) => Promise<void>,
+): CallerChannel {
+  return {
+    ...channel,
+    ask: (approval, signal) => {
+      void journal(approval.id).catch(() => {});
+      return channel?.ask ? channel.ask(approval, signal) : Promise.resolve(undefined);
+    },
+  };
+}
 
 export interface CallPolicyOptions {
   registry: UpstreamRegistry;
@@ -21,6 +36,10 @@ export interface CallPolicyOptions {
   facts: RunFacts;
   /** The execution's activity record, when the history is on. */
   activityId: string | undefined;
+  /** The run's journal (code_execution_durable), when it has one. */
+  journal?: RunJournal;
+  /** True once the run was left to a restart: its approvals stay pending for the resumed run. */
+  abandoned?: () => boolean;
   run: {
     /** The caller's own client or terminal, asked first. */
     channel?: CallerChannel;
@@ -119,10 +138,15 @@ export class CallPolicy {
     return undefined;
   }
 
-  /** Holds an `ask` call until it is decided: the approval's id to send it, or a refusal. */
+  /**
+   * Holds an `ask` call until it is decided: the approval's id to send it, or a refusal. A
+   * journaled run (interaction `at`) journals the approval it waits on, and a resumed one waits
+   * again on the approval its earlier life was waiting on.
+   */
   async hold(
     request: CallRequest,
     verdict: PolicyVerdict,
+    at?: number,
   ): Promise<{ approvalId: string } | { refusal: Refusal }> {
     const { approvals, config, facts } = this.options;
     const name = `${request.server}.${request.tool}`;
@@ -136,23 +160,40 @@ export class CallPolicy {
     }
     const release = this.clock?.hold();
     if (this.openHolds++ === 0) this.heldSince = Date.now();
+    const journal = at === undefined ? undefined : this.options.journal;
+    const waitedOn = journal?.replayed(
+      at!,
+      `${request.server}.${request.tool}`,
+      argsDigest(request.args),
+    );
     try {
-      const outcome = await approvals.hold(
-        {
-          server: request.server,
-          tool: request.tool,
-          args: request.args,
-          reason: verdict.reason,
-          caller: callerLabel(facts.caller),
-          activityId: this.options.activityId ?? null,
-          code: facts.code ?? null,
-          redactKeys: config.activity.redactKeys,
-          timeoutMs: config.toolPolicy.approvalTimeoutMs,
-          maxPendingPerCaller: config.toolPolicy.maxPendingPerCaller,
-        },
-        this.endedSignal(),
-        this.options.run.channel,
-      );
+      const outcome =
+        waitedOn && 'held' in waitedOn
+          ? await approvals.rejoin(
+              waitedOn.held,
+              this.endedSignal(),
+              this.options.run.channel,
+              this.options.abandoned,
+            )
+          : await approvals.hold(
+              {
+                server: request.server,
+                tool: request.tool,
+                args: request.args,
+                reason: verdict.reason,
+                caller: callerLabel(facts.caller),
+                activityId: this.options.activityId ?? null,
+                code: facts.code ?? null,
+                redactKeys: config.activity.redactKeys,
+                timeoutMs: config.toolPolicy.approvalTimeoutMs,
+                maxPendingPerCaller: config.toolPolicy.maxPendingPerCaller,
+                ...(this.options.abandoned ? { keepOnAbort: this.options.abandoned } : {}),
+              },
+              this.endedSignal(),
+              journal
+                ? journalingChannel(this.options.run.channel, (id) => journal.held(at!, id))
+                : this.options.run.channel,
+            );
       if (!outcome.ok) return { refusal: { code: outcome.code, message: outcome.message } };
       // A decision is bound to the arguments it was shown: these, byte for byte in canonical form.
       if (argsDigest(request.args) !== outcome.approval.args_sha256) {

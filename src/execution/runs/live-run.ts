@@ -6,6 +6,7 @@
  */
 import type { CallerChannel } from '../policy/types.ts';
 import type { ErrorBody, ToolCallRecord } from '../types.ts';
+import type { RunJournal } from './run-journal.ts';
 
 /** Which tool started the run: its answers are that dialect's. */
 export type RunKind = 'code_execution' | 'execute' | 'code_tool';
@@ -55,6 +56,10 @@ export interface RunControl {
   attach(view: RunView): void;
   /** A console line was written (progress notifications name the last one). */
   logged(line: string): void;
+  /** The run's journal (code_execution_durable), when it is journaled. */
+  readonly journal?: RunJournal;
+  /** True once the run was left to a restart (its instance stopped): it is not recorded here. */
+  readonly abandoned?: boolean;
 }
 
 /** Something a waiter hears: a new console line, an approval awaited or no longer, or the end. */
@@ -67,6 +72,9 @@ export class LiveRun<T = unknown> implements RunControl {
   /** True once the run answered `running`: its request no longer owns it. */
   yielded = false;
   refusal?: ErrorBody;
+  journal?: RunJournal;
+  /** Left to a restart (the instance stops): its end is neither kept nor recorded here. */
+  abandoned = false;
   end?: RunEnd<T>;
   endedAt?: number;
   private view?: RunView;

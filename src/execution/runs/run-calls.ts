@@ -14,7 +14,7 @@ import type { ExecutionService, RunOptions } from '../service.ts';
 import type { Caller, ErrorBody, ExecutionResult } from '../types.ts';
 import { checkContinue } from './continue-request.ts';
 import type { LiveRun, RunEnd, RunKind, RunSnapshot } from './live-run.ts';
-import type { RunRequest, Runs } from './runs.ts';
+import type { RunRequest, Runs, StartOptions } from './runs.ts';
 
 /** What a run's call needs of the runtime. */
 export interface RunCallDeps {
@@ -29,6 +29,8 @@ export interface RunCallRequest extends RunRequest {
   channel?: CallerChannel;
   /** The surface recorded in the history, and a dry run (code_execution only). */
   run?: Pick<RunOptions, 'surface' | 'dryRun'>;
+  /** The journal of the run this call resumes (runs/resume.ts). */
+  resumed?: StartOptions['resumed'];
 }
 
 /** A tool call's answer: how its run ended, where it stands, or a refused continue. */
@@ -65,8 +67,18 @@ export async function startCodeExecution(
   caller: Caller,
   request: RunCallRequest,
 ): Promise<RunCallAnswer> {
-  const answer = await deps.runs.start<ExecutionResult>('code_execution', caller, request, (run) =>
-    deps.service.execute(args, caller, { ...request.run, ...runOptions(run, request) }),
+  const answer = await deps.runs.start<ExecutionResult>(
+    'code_execution',
+    caller,
+    request,
+    (run) => deps.service.execute(args, caller, { ...request.run, ...runOptions(run, request) }),
+    // A dry run sends nothing: there is nothing to journal.
+    request.run?.dryRun
+      ? {}
+      : {
+          journal: { request: args, surface: request.run?.surface ?? 'mcp' },
+          resumed: request.resumed,
+        },
   );
   return { ...answer, kind: 'code_execution' };
 }
@@ -84,7 +96,7 @@ export async function startCodeTool(
     caller,
     request,
     (run) => deps.service.runCodeTool(tool, args, caller, runOptions(run, request)),
-    tool.name,
+    { tool: tool.name, journal: { request: args, surface: 'code_tool' }, resumed: request.resumed },
   );
   return { ...answer, kind: 'code_tool' };
 }
@@ -96,8 +108,12 @@ export async function startExecute(
   caller: Caller,
   request: RunCallRequest,
 ): Promise<RunCallAnswer> {
-  const answer = await deps.runs.start<ExecuteOutcome>('execute', caller, request, (run) =>
-    deps.execute.execute(args, caller, runOptions(run, request)),
+  const answer = await deps.runs.start<ExecuteOutcome>(
+    'execute',
+    caller,
+    request,
+    (run) => deps.execute.execute(args, caller, runOptions(run, request)),
+    { journal: { request: args, surface: 'codemode' }, resumed: request.resumed },
   );
   return { ...answer, kind: 'execute' };
 }

@@ -7,11 +7,14 @@
  */
 import { DEFAULT_YIELD_MS } from '../../config/defaults.ts';
 import type { ResolvedConfig } from '../../config/index.ts';
+import type { JournalEntry, JournalRun, RunJournalStore } from '../../store/index.ts';
+import type { Logger } from '../../util/logger.ts';
 import { sortableId } from '../../util/sortable-id.ts';
 import { waitFor } from '../../util/wait-for.ts';
 import { callerLabel } from '../activity/entry.ts';
 import type { Caller, ErrorBody } from '../types.ts';
 import { LiveRun, type RunEnd, type RunKind, type RunSnapshot } from './live-run.ts';
+import { JOURNAL_LEASE_MS, RunJournal } from './run-journal.ts';
 import { followProgress } from './run-progress.ts';
 
 /** Where a run stands for the request that asked: its end, or running still. */
@@ -62,7 +65,23 @@ export interface RunsDeps {
   config: () => ResolvedConfig;
   instanceId: () => string;
   shared?: SharedRuns;
+  /** Where runs are journaled (code_execution_durable); without it nothing survives a stop. */
+  journals?: RunJournalStore;
+  logger?: Logger;
 }
+
+/** How a run starts besides its kind, caller and request. */
+export interface StartOptions {
+  /** The code tool's name, for `code_tool` runs. */
+  tool?: string;
+  /** What its journal needs to run the program again: its arguments and surface. */
+  journal?: { request: unknown; surface: string };
+  /** The journal of the run this one resumes: it takes its id and answers from it first. */
+  resumed?: { record: JournalRun; entries: JournalEntry[] };
+}
+
+/** How often a restarted or other instance looks for journaled runs whose owner is gone. */
+const CLAIM_EVERY_MS = 2_000;
 
 /** The refusal when `code_execution_max_running` runs are alive. */
 function tooMany(max: number): ErrorBody {
@@ -102,23 +121,43 @@ export class Runs {
     caller: Caller,
     request: RunRequest,
     body: (run: LiveRun<T>) => Promise<T>,
-    tool?: string,
+    options: StartOptions = {},
   ): Promise<RunAnswer<T>> {
     const config = this.deps.config();
+    const { tool, resumed } = options;
     const run = new LiveRun<T>(
-      sortableId(),
+      resumed?.record.id ?? sortableId(),
       kind,
       callerLabel(caller),
       this.deps.instanceId(),
       request.signal,
       tool,
     );
-    if (this.alive >= config.codeExecution.maxRunning) {
+    // A resumed run is admitted whatever the bound: it was alive before its instance stopped.
+    if (this.alive >= config.codeExecution.maxRunning && !resumed) {
       run.refusal = tooMany(config.codeExecution.maxRunning);
     } else {
       this.alive++;
       this.runs.set(run.id, run as LiveRun);
-      if (request.keep) {
+      const journals = this.deps.journals;
+      if (journals && config.codeExecution.durable && (options.journal || resumed)) {
+        run.journal = new RunJournal(
+          journals,
+          {
+            id: run.id,
+            owner: run.owner,
+            caller,
+            kind,
+            tool: tool ?? null,
+            request: resumed?.record.request ?? options.journal!.request,
+            surface: resumed?.record.surface ?? options.journal!.surface,
+          },
+          () => this.lease(),
+          resumed,
+        );
+        this.renewing();
+      }
+      if (request.keep || resumed) {
         run.markYielded();
         this.deps.shared?.published(run as LiveRun);
       }
@@ -128,7 +167,9 @@ export class Runs {
       (thrown: unknown) => this.ended(run, { thrown }),
     );
     // A kept run answers at once; a refused one (QUEUE_FULL) ends at once and keeps nothing.
-    if (request.keep && !run.refusal) return { state: 'running', snapshot: run.snapshot() };
+    if ((request.keep || resumed) && !run.refusal) {
+      return { state: 'running', snapshot: run.snapshot() };
+    }
     const yieldMs = config.codeExecution.yieldMs;
     let answer = await this.waitOn(run, yieldMs === 0 ? undefined : yieldMs, request, false);
     // A cancelled request cancelled its run: it ends at once, and never yields.
@@ -136,14 +177,116 @@ export class Runs {
       answer = await this.waitOn(run, undefined, {}, false);
     if (answer.state === 'running') {
       run.markYielded();
+      // Journaled before the running answer goes out: from now on it must survive a stop.
+      await run.journal?.ensureBegun().catch((error: Error) => {
+        this.deps.logger?.warn({ err: error.message, run: run.id }, 'beginning a journal failed');
+        run.cancel(
+          `the run's journal could not be begun (${error.message}); with code_execution_durable on, a run never goes on unjournaled`,
+        );
+      });
       await this.deps.shared?.published(run as LiveRun);
     }
     return answer;
   }
 
+  /** This instance's lease on the journaled runs it owns: until when, from now. */
+  private lease(): { id: string; leaseUntil: string } {
+    return {
+      id: this.deps.instanceId(),
+      leaseUntil: new Date(Date.now() + JOURNAL_LEASE_MS).toISOString(),
+    };
+  }
+
+  private renewTimer?: NodeJS.Timeout;
+
+  /** Renews the lease of every journaled run alive here, while there are any. */
+  private renewing(): void {
+    if (this.renewTimer) return;
+    this.renewTimer = setInterval(() => {
+      const ids = [...this.runs.values()]
+        .filter((run) => run.journal && !run.done && !run.abandoned)
+        .map((run) => run.id);
+      if (ids.length === 0) {
+        clearInterval(this.renewTimer);
+        this.renewTimer = undefined;
+        return;
+      }
+      const { id, leaseUntil } = this.lease();
+      this.deps.journals?.renew(ids, id, leaseUntil).catch((error: Error) => {
+        this.deps.logger?.warn(
+          { err: error.message },
+          'renewing the lease of journaled runs failed',
+        );
+      });
+    }, JOURNAL_LEASE_MS / 3);
+    this.renewTimer.unref();
+  }
+
+  private claimTimer?: NodeJS.Timeout;
+
+  /**
+   * Resumes journaled runs whose instance stopped: at once those this instance id owned (a
+   * configured `instance_id` that restarted), then, every CLAIM_EVERY_MS, any whose owner's
+   * lease lapsed. `resume` starts one again from its journal.
+   */
+  startResuming(resume: (record: JournalRun, entries: JournalEntry[]) => Promise<void>): void {
+    const journals = this.deps.journals;
+    if (!journals || this.claimTimer) return;
+    let claiming = false;
+    const claim = async (mine: boolean) => {
+      if (claiming || !this.deps.config().codeExecution.durable) return;
+      claiming = true;
+      try {
+        const { id, leaseUntil } = this.lease();
+        const taken = await journals.claim(id, leaseUntil, {
+          mine,
+          now: new Date().toISOString(),
+          limit: 10,
+        });
+        for (const record of taken) {
+          const entries = await journals.entries(record.id);
+          this.deps.logger?.warn(
+            { run: record.id, from: record.instance_id, entries: entries.length },
+            `resuming run ${record.id} from its journal (its instance stopped)`,
+          );
+          await resume(record, entries);
+        }
+      } catch (error) {
+        this.deps.logger?.warn({ err: (error as Error).message }, 'claiming journaled runs failed');
+      } finally {
+        claiming = false;
+      }
+    };
+    void claim(true).then(() => claim(false));
+    this.claimTimer = setInterval(() => void claim(false), CLAIM_EVERY_MS);
+    this.claimTimer.unref();
+  }
+
+  /**
+   * The instance stops with journaled runs still alive (past the drain): they are left to a
+   * restart or another instance, their journals kept, their ends neither kept nor recorded.
+   */
+  abandonDurable(): void {
+    for (const run of this.runs.values()) if (run.journal && !run.done) run.abandoned = true;
+  }
+
+  /** Stops renewing leases and claiming runs. */
+  stop(): void {
+    clearInterval(this.renewTimer);
+    clearInterval(this.claimTimer);
+    this.renewTimer = undefined;
+    this.claimTimer = undefined;
+  }
+
   private ended<T>(run: LiveRun<T>, end: RunEnd<T>): void {
     if (this.runs.get(run.id) === run) this.alive--;
+    if (run.abandoned) {
+      // Its journal stays for whoever resumes it; nothing here says it ended.
+      this.runs.delete(run.id);
+      return;
+    }
     run.finish(end);
+    void run.journal?.finish();
     if (!run.yielded) {
       this.runs.delete(run.id);
       return;

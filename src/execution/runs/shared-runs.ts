@@ -10,10 +10,31 @@
 import type { ResolvedConfig } from '../../config/index.ts';
 import type { ExecutionRunRecord, ExecutionRunStore } from '../../store/index.ts';
 import type { Logger } from '../../util/logger.ts';
-import type { LiveRun, RunSnapshot } from './live-run.ts';
+import { errorResult } from '../execute-result.ts';
+import { refusal } from '../run-frame.ts';
+import type { LiveRun, RunEnd, RunSnapshot } from './live-run.ts';
 import { PROGRESS_HEARTBEAT_MS, PROGRESS_MIN_GAP_MS, snapshotLine } from './run-progress.ts';
 import type { RunAnswer, RunRequest, SharedRuns } from './runs.ts';
 import { rowEnd, rowSnapshot, runRow } from './stored-run.ts';
+
+/** How a run lost with its instance ends when it was not journaled: INTERRUPTED, in its dialect. */
+function interruptedEnd<T>(row: ExecutionRunRecord): RunEnd<T> {
+  const error = {
+    code: 'INTERRUPTED',
+    message: `the run was lost when its gateway (instance ${row.instance_id}) stopped, and it was not journaled (code_execution_durable is false); start the program again`,
+  };
+  const result =
+    row.kind === 'execute'
+      ? {
+          result: errorResult({
+            kind: 'ExecutionFailure',
+            message: error.message,
+            code: error.code,
+          }),
+        }
+      : refusal(error, performance.now());
+  return { result: result as T };
+}
 
 /** How often the owner writes a changed snapshot and looks for cancels asked of its runs. */
 const TICK_MS = 1_000;
@@ -35,6 +56,8 @@ export interface StoreRunsDeps {
   logger: Logger;
   /** Cancels a run alive on this instance (Runs.cancelHere). */
   cancelHere: (id: string, reason: string) => boolean;
+  /** True when run `id` has a journal (it will be resumed); absent: no run is journaled. */
+  journaled?: (id: string) => Promise<boolean>;
 }
 
 /** A run of this instance others may find: what was last written, and the writes in order. */
@@ -92,6 +115,13 @@ export class StoreRuns implements SharedRuns {
         if (!row) return undefined;
         const snapshot = rowSnapshot(row, Date.now());
         if (row.status === 'done') return { state: 'ended', end: rowEnd<T>(row), snapshot };
+        if (row.lost) {
+          return {
+            state: 'ended',
+            end: interruptedEnd<T>(row),
+            snapshot: { ...snapshot, status: 'done' },
+          };
+        }
         if (Date.now() >= until || request.signal?.aborted) return { state: 'running', snapshot };
         progress?.(snapshot);
         const heard = new Promise<void>((resolve) => {
@@ -106,7 +136,7 @@ export class StoreRuns implements SharedRuns {
 
   async cancel(id: string, owner: string | undefined, reason: string): Promise<boolean> {
     const row = await this.read(id, owner);
-    if (row?.status !== 'running') return false;
+    if (row?.status !== 'running' || row.lost) return false;
     return this.deps.store.requestCancel(id, reason, new Date().toISOString());
   }
 
@@ -131,15 +161,27 @@ export class StoreRuns implements SharedRuns {
    * The row of run `id` that `owner` may see (undefined: all), unexpired; undefined when none. A
    * running row of this instance that is not alive here was lost with an earlier process.
    */
-  private async read(id: string, owner: string | undefined) {
+  private async read(
+    id: string,
+    owner: string | undefined,
+  ): Promise<(ExecutionRunRecord & { lost: boolean }) | undefined> {
     const row = await this.deps.store.get(id);
-    if (!row || row.expires_at < new Date().toISOString()) return undefined;
-    if (owner !== undefined && row.owner !== owner) return undefined;
-    return this.lostHere(row) ? undefined : row;
+    if (!row || (owner !== undefined && row.owner !== owner)) return undefined;
+    const expired = row.expires_at < new Date().toISOString();
+    // A running row whose instance is gone: resumed from its journal if it has one, else lost.
+    const gone = row.status === 'running' && (expired || this.lostHere(row));
+    if (!gone) return expired ? undefined : { ...row, lost: false };
+    const journaled = (await this.deps.journaled?.(id)) ?? false;
+    return { ...row, lost: !journaled };
   }
 
   private lostHere(row: ExecutionRunRecord): boolean {
-    return row.status === 'running' && row.instance_id === this.deps.instanceId();
+    // A run resumed here from its journal is this instance's, and alive.
+    return (
+      row.status === 'running' &&
+      row.instance_id === this.deps.instanceId() &&
+      !this.mine.has(row.id)
+    );
   }
 
   /** Writes the row of `entry` now, after the writes before it; a failure is logged. */

@@ -12,6 +12,7 @@ import {
   type QuickJSSyncVariant,
 } from 'quickjs-emscripten-core';
 import type { WasmBuild } from '../protocol.ts';
+import { withClock } from './clock-import.ts';
 import { INTL_SOURCE } from './intl.ts';
 import { HOST_GLOBAL, PRELUDE_SOURCE } from './prelude.ts';
 
@@ -39,6 +40,8 @@ export interface HostHooks {
   /** Starts an async call; returns the guest promise that settles with its envelope. */
   callAsync(json: string, dialect: 'async' | 'catalog'): QuickJSHandle;
   log(level: string, line: string): void;
+  /** Every reading of the wall clock QuickJS takes (Date.now(), new Date(), Date()), in epoch ms. */
+  now(): number;
 }
 
 export interface Instance {
@@ -114,6 +117,7 @@ export const idleHost: HostHooks = {
     throw new Error('no execution is running');
   },
   log: () => {},
+  now: () => Date.now(),
 };
 
 /**
@@ -137,9 +141,14 @@ export async function createInstance(
   );
   const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: maximumPages });
   let exports: Record<string, unknown> | undefined;
+  // The wasm reads the clock through the current run's host (the idle one until the instance exists).
+  let host: () => HostHooks = () => idleHost;
   // Instantiated here rather than through newVariant's wasmModule option, to keep the exports.
   const instantiateWasm = (imports: object, onSuccess: (instance: WasmInstance) => void) => {
-    const instance = new (WebAssembly as unknown as WasmApi).Instance(wasm.module, imports);
+    const instance = new (WebAssembly as unknown as WasmApi).Instance(
+      wasm.module,
+      withClock(imports, () => host().now()),
+    );
     exports = instance.exports;
     onSuccess(instance);
     return instance.exports;
@@ -170,6 +179,7 @@ export async function createInstance(
     exports: exports!,
     usedBytes: () => memory.buffer.byteLength,
   };
+  host = () => instance.host;
   runtime.setInterruptHandler(() => instance.shouldInterrupt());
   installHostFunctions(instance);
   const hooks = context.unwrapResult(context.evalCode(PRELUDE_SOURCE, '<prelude>'));

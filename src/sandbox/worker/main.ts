@@ -143,8 +143,9 @@ port.on('message', async (message: HostToWorker) => {
   const cap = job.memoryLimitBytes;
   const prepared = await take(cap);
   link.reset();
-  const outcome = new JobRun(prepared.instance, job, execId, link).run();
-  link.post({ type: 'done', execId, outcome });
+  const run = new JobRun(prepared.instance, job, execId, link);
+  const outcome = run.run();
+  link.post(run.withClock({ type: 'done', execId, outcome }));
   jobsRun++;
   if (prepared.instance.usedIntl) intlUntilJob = jobsRun + INTL_PRELOAD_JOBS;
   recycle(prepared, cap);

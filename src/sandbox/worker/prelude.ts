@@ -135,6 +135,23 @@ for (var i = 0; i < arguments.length; i++) line += (i ? ' ' : '') + format(argum
 host.log(level, line);
 };
 }
+// Math.random: xoshiro128** (Blackman and Vigna), seeded by the worker for each run (setGlobals), so a
+// replay with the run's seed takes the same numbers; two outputs make one 53-bit number. The step is
+// written out twice, and x * 5 | 0, x * 9 | 0 stand for Math.imul (exact below 2^53): in QuickJS a
+// call costs more than the step. A method, so the name 'random' survives the build's minifier and it
+// is no constructor, as the native one.
+var s0 = 1, s1 = 0, s2 = 0, s3 = 0;
+function seed(a, b, c, d) { s0 = a | 0; s1 = b | 0; s2 = c | 0; s3 = d | 0; if ((s0 | s1 | s2 | s3) === 0) s0 = 1; }
+Object.defineProperty(Math, 'random', { value: { random() {
+var a = s1 * 5 | 0, t = s1 << 9;
+a = ((a << 7) | (a >>> 25)) * 9 | 0;
+s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = (s3 << 11) | (s3 >>> 21);
+var b = s1 * 5 | 0;
+t = s1 << 9;
+b = ((b << 7) | (b >>> 25)) * 9 | 0;
+s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = (s3 << 11) | (s3 >>> 21);
+return ((a >>> 5) * 67108864 + (b >>> 6)) / 9007199254740992;
+} }.random, writable: true, configurable: true, enumerable: false });
 function define(name, value) { Object.defineProperty(G, name, { value: value, writable: true, configurable: true, enumerable: false }); }
 define('call_tool', call_tool);
 define('call_tools', call_tools);
@@ -164,7 +181,9 @@ try { var json = stringify(value, plain); return json === undefined ? 'null' : j
 catch (e) { return null; }
 }
 // One parse of the whole globals text: the worker never holds the values, only their JSON.
-function setGlobals(json, dates) {
+// The same call seeds Math.random for the run.
+function setGlobals(json, dates, a, b, c, d0) {
+seed(a, b, c, d0);
 var v = parse(json), d = parse(dates);
 for (var name in v) G[name] = d.indexOf(name) >= 0 ? new DateCtor(v[name]) : v[name];
 }

@@ -13,15 +13,11 @@ const STACK_SAVE_EXPORT = 'Oa';
 const STACK_RESTORE_EXPORT = 'Ma';
 /** The build's STACK_SIZE: static data ends where the stack region begins, this far below its top. */
 export const STACK_REGION_BYTES = 5 * 1_048_576;
-/** Bytes of the JSContext struct searched for Math.random's xorshift64* state. */
-const CONTEXT_SEARCH_BYTES = 1024;
 /**
  * Bytes allocated by each break probe. The break moves by at least half of it (the allocator's
  * free top chunk absorbs the rest); of the static words that move that far, it is the highest.
  */
 const PROBE_ALLOCATION_CHARS = 64_000;
-const U64_MASK = (1n << 64n) - 1n;
-const XORSHIFT_MULTIPLIER = 0x2545f4914f6cdd1dn;
 
 /** Where things are in one instance of the build; the same for every instance of it. */
 export interface Layout {
@@ -31,8 +27,6 @@ export interface Layout {
   dataEndAddress: number;
   /** The static word holding the allocator's break (sbrk); it never goes down. */
   breakWordAddress: number;
-  /** Offset of Math.random's 64-bit state in the JSContext struct. */
-  randomStateOffset: number;
 }
 
 export type Probed<T> = { ok: true; value: T } | { ok: false; reason: string };
@@ -113,18 +107,6 @@ export function stackAccess(
   return { ok: true, value: { save: saveFn, restore: restoreFn } };
 }
 
-/** One step of QuickJS's xorshift64* (js_math_random): the next state and the number it yields. */
-export function xorshiftStep(state: bigint): { state: bigint; value: number } {
-  let x = state;
-  x ^= x >> 12n;
-  x = (x ^ (x << 25n)) & U64_MASK;
-  x ^= x >> 27n;
-  const out = (x * XORSHIFT_MULTIPLIER) & U64_MASK;
-  const bits = new DataView(new ArrayBuffer(8));
-  bits.setBigUint64(0, (0x3ffn << 52n) | (out >> 12n));
-  return { state: x, value: bits.getFloat64(0) - 1 };
-}
-
 function evalNumber(instance: Instance, code: string): number {
   const { context } = instance;
   const handle = context.unwrapResult(context.evalCode(code, '<probe>'));
@@ -166,34 +148,9 @@ function probeBreak(instance: Instance, dataEnd: number, heapStart: number): Pro
   return { ok: true, value: address };
 }
 
-/** Finds Math.random's state in the JSContext: the word that steps by xorshift64* to the value seen. */
-function probeRandomState(instance: Instance): Probed<number> {
-  const ctx = contextInternals(instance.context).ctx.value;
-  if (ctx % 8 !== 0) return { ok: false, reason: 'the JSContext pointer is not 8-byte aligned' };
-  const read = () =>
-    new BigUint64Array(instance.memory.buffer, ctx, CONTEXT_SEARCH_BYTES / 8).slice();
-  const before = read();
-  const value = evalNumber(instance, 'Math.random()');
-  const after = read();
-  const hits: number[] = [];
-  for (let i = 0; i < before.length; i++) {
-    const step = xorshiftStep(before[i]!);
-    if (step.state === after[i] && step.value === value) hits.push(i * 8);
-  }
-  if (hits.length !== 1)
-    return { ok: false, reason: `Math.random's state matched ${hits.length} words of the context` };
-  // Writing a known state must make Math.random yield the number that state gives.
-  const offset = hits[0]!;
-  const view = new BigUint64Array(instance.memory.buffer, ctx + offset, 1);
-  view[0] = 0x1234_5678_9abc_def1n;
-  if (evalNumber(instance, 'Math.random()') !== xorshiftStep(0x1234_5678_9abc_def1n).value)
-    return { ok: false, reason: 'writing the random state did not reseed Math.random' };
-  return { ok: true, value: offset };
-}
-
 /**
  * Finds the layout on a prepared instance, before its snapshot. It leaves the heap's break
- * 2 x 64 KB higher (freed) and Math.random's state changed; nothing else the guest can see.
+ * 2 x 64 KB higher (freed); nothing else the guest can see.
  */
 export function probeLayout(instance: Instance): Probed<Layout> {
   // The probe's allocations must not meet a small memory cap; the cap is set back after.
@@ -216,15 +173,12 @@ function probe(instance: Instance): Probed<Layout> {
     return { ok: false, reason: `the idle stack pointer ${stackHighAddress} is not a stack top` };
   const breakWord = probeBreak(instance, dataEndAddress, stackHighAddress);
   if (!breakWord.ok) return breakWord;
-  const random = probeRandomState(instance);
-  if (!random.ok) return random;
   return {
     ok: true,
     value: {
       stackHighAddress,
       dataEndAddress,
       breakWordAddress: breakWord.value,
-      randomStateOffset: random.value,
     },
   };
 }

@@ -4,8 +4,16 @@
  * turns whatever happened into a JobOutcome. Never throws.
  */
 import type { QuickJSDeferredPromise, QuickJSHandle } from 'quickjs-emscripten-core';
-import type { CallReply, GuestError, JobOutcome, JobSpec, LogLevel } from '../protocol.ts';
+import type {
+  CallMessage,
+  CallReply,
+  GuestError,
+  JobOutcome,
+  JobSpec,
+  LogLevel,
+} from '../protocol.ts';
 import { callHook, GuestThrew } from './guest-call.ts';
+import { GuestClock } from './guest-clock.ts';
 import {
   type Described,
   errorFrom,
@@ -16,6 +24,7 @@ import {
 } from './guest-errors.ts';
 import type { HostLink } from './host-link.ts';
 import { type Instance, memoryExhausted } from './instance.ts';
+import { seedWords } from './random-seed.ts';
 import { RunDeadline } from './run-deadline.ts';
 import { serializeValue } from './serialize-value.ts';
 import { cutToBytes } from './utf8.ts';
@@ -42,6 +51,8 @@ export class JobRun {
   private waitedMs = 0;
   /** Characters of the largest call reply that entered the guest (named when memory runs out). */
   private largestReplyChars = 0;
+  /** The guest's clock: replayed readings first, then live ones, shipped with the next message. */
+  private readonly clock: GuestClock;
 
   constructor(
     private readonly instance: Instance,
@@ -50,6 +61,13 @@ export class JobRun {
     private readonly link: HostLink,
   ) {
     this.deadline = new RunDeadline(job.limits.deadlineMs);
+    this.clock = new GuestClock(job.replay?.clock);
+  }
+
+  /** `message` with the live clock readings taken since the previous message, if any. */
+  withClock<M extends CallMessage>(message: M): M {
+    const clock = this.clock.take();
+    return clock ? { ...message, clock } : message;
   }
 
   private get timedOut(): boolean {
@@ -114,26 +132,27 @@ export class JobRun {
 
   private bindHost(): void {
     const { link, execId } = this;
+    const post = (message: CallMessage) => link.post(this.withClock(message));
     this.instance.host = {
       call: (requestJson) => {
         this.checkAlive();
         this.countHostCall();
         const callId = link.newCallId();
-        link.post({ type: 'call', execId, callId, dialect: 'sync', requestJson });
+        post({ type: 'call', execId, callId, dialect: 'sync', requestJson });
         return this.waitSync(callId);
       },
       batch: (batchJson) => {
         this.checkAlive();
         this.countHostCall();
         const callId = link.newCallId();
-        link.post({ type: 'batch', execId, callId, batchJson });
+        post({ type: 'batch', execId, callId, batchJson });
         return this.waitSync(callId);
       },
       callAsync: (requestJson, dialect) => {
         this.checkAlive();
         this.countHostCall();
         const callId = link.newCallId();
-        link.post({ type: 'call', execId, callId, dialect, requestJson });
+        post({ type: 'call', execId, callId, dialect, requestJson });
         const deferred = this.instance.context.newPromise();
         this.asyncPending.set(callId, deferred);
         return deferred.handle;
@@ -144,8 +163,9 @@ export class JobRun {
         if (this.logLines >= limits.maxLogLines || !LOG_LEVELS.has(level)) return;
         this.logLines++;
         const cut = cutToBytes(line, limits.maxLogLineBytes, LOG_CUT_MARKER);
-        link.post({ type: 'log', execId, level: level as LogLevel, line: cut });
+        post({ type: 'log', execId, level: level as LogLevel, line: cut });
       },
+      now: () => this.clock.now(),
     };
     this.instance.shouldInterrupt = () =>
       this.aborted !== undefined || this.timedOut || this.computeExceeded();
@@ -251,17 +271,18 @@ export class JobRun {
   /**
    * Parses the globals' JSON in the guest: the worker never holds them as values, and the guest
    * is the exact judge of what fits. A text that does not is GLOBALS_TOO_LARGE, before any of
-   * the program runs.
+   * the program runs. The same call seeds Math.random with the job's seed (one crossing less).
    */
   private setGlobals(): GuestError | undefined {
     const { context } = this.instance;
-    const handles = [
+    const texts = [
       context.newString(this.job.globalsJson),
       context.newString(JSON.stringify(this.job.dateGlobals ?? [])),
     ];
+    const handles = [...texts, ...seedWords(this.job.seed).map((w) => context.newNumber(w))];
     let failure: QuickJSHandle | undefined;
     try {
-      if (handles.some((h) => context.typeof(h) !== 'string'))
+      if (texts.some((h) => context.typeof(h) !== 'string'))
         return tooLargeGlobals('out of memory');
       this.callHook('setGlobals', ...handles).dispose();
       return undefined;

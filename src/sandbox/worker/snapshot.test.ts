@@ -106,7 +106,7 @@ describe('restoring a prepared instance in place', () => {
     expect(snapshot.firstDifference(snapshot.instance.usedBytes())).toBe(-1);
   });
 
-  it('reseeds Math.random for every run', () => {
+  it('gives Math.random a new seed for every run that brings none', () => {
     const values = Array.from({ length: 5 }, () => value('Math.random()'));
     expect(new Set(values).size).toBe(5);
   });

@@ -1,10 +1,9 @@
 /**
  * @module The snapshot of a prepared instance and its restore in place: after each run the
  * instance's linear memory, stack pointer and the binding's JS-side state are put back to
- * what they were right after the prelude was installed, and Math.random is reseeded, so the
- * next run starts from the same state as on a fresh instance (docs/engine.md).
+ * what they were right after the prelude was installed, so the next run starts from the same
+ * state as on a fresh instance (docs/engine.md). Math.random is the prelude's, seeded by each run.
  */
-import { randomFillSync } from 'node:crypto';
 import type { QuickJSContext } from 'quickjs-emscripten-core';
 import { type Instance, idleHost } from './instance.ts';
 import {
@@ -163,7 +162,6 @@ export class Snapshot {
     this.runtimeScope = [...rt.scope._disposables.value];
     this.contextScope = [...cx.memory.scope._disposables.value];
     instance.usedBytes = () => this.readBreak();
-    this.reseed();
   }
 
   private readBreak(): number {
@@ -181,19 +179,15 @@ export class Snapshot {
   }
 
   /**
-   * The first byte at which memory differs from the snapshot (Math.random's state aside), up to
+   * The first byte at which memory differs from the snapshot, up to
    * `zeroUpTo` (the highest break a run reached), or -1. For the self-test: memory outside the
    * copied ranges must be zero, as it was when the snapshot was taken.
    */
   firstDifference(zeroUpTo: number): number {
     const memory = new Uint8Array(this.instance.memory.buffer);
-    const random =
-      contextInternals(this.instance.context).ctx.value + this.layout.randomStateOffset;
-    const high = this.high.slice();
-    high.set(memory.subarray(random, random + 8), random - this.highStart);
     const copied: Array<[number, Uint8Array]> = [
       [0, this.low],
-      [this.highStart, high],
+      [this.highStart, this.high],
     ];
     for (const [start, expected] of copied) {
       const actual = memory.subarray(start, start + expected.byteLength);
@@ -209,16 +203,6 @@ export class Snapshot {
       if (!isZero(bytes)) return start + bytes.findIndex((b) => b !== 0);
     }
     return -1;
-  }
-
-  /** Gives Math.random a fresh 64-bit state (never zero, which xorshift would keep). */
-  private reseed(): void {
-    const ctx = contextInternals(this.instance.context).ctx.value;
-    const state = new BigUint64Array(1);
-    do randomFillSync(state);
-    while (state[0] === 0n);
-    new BigUint64Array(this.instance.memory.buffer, ctx + this.layout.randomStateOffset, 1)[0] =
-      state[0]!;
   }
 
   /**
@@ -253,7 +237,6 @@ export class Snapshot {
     restoreMap(rt.callbacks.runtimeCallbacks, this.runtimeCallbacks);
     restoreSet(rt.scope._disposables.value, this.runtimeScope);
     restoreSet(cx.memory.scope._disposables.value, this.contextScope);
-    this.reseed();
     return { ok: true };
   }
 }
