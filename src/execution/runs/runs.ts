@@ -280,12 +280,13 @@ export class Runs {
 
   private ended<T>(run: LiveRun<T>, end: RunEnd<T>): void {
     if (this.runs.get(run.id) === run) this.alive--;
+    run.finish(end);
     if (run.abandoned) {
-      // Its journal stays for whoever resumes it; nothing here says it ended.
+      // Its request hears the stop; its journal stays for whoever resumes it, and no other
+      // instance is told it ended.
       this.runs.delete(run.id);
       return;
     }
-    run.finish(end);
     void run.journal?.finish();
     if (!run.yielded) {
       this.runs.delete(run.id);
