@@ -9,42 +9,12 @@
  * writes nothing.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import type { JournalEntry, JournalRun, RunJournalStore } from '../../store/index.ts';
 import { canonicalJson } from '../../util/canonical-json.ts';
 import type { ErrorBody } from '../types.ts';
 
-/** One run's journal header, as the store keeps it. */
-export interface JournalRunRecord {
-  id: string;
-  owner: string;
-  caller: unknown;
-  kind: 'code_execution' | 'execute' | 'code_tool';
-  tool: string | null;
-  request: unknown;
-  surface: string;
-  program_sha256: string;
-  seed: string;
-  instance_id: string;
-  lease_until: string;
-  resumed: number;
-  created_at: string;
-}
-
-/**
- * One entry of the journal, numbered in the order it was written (`seq`, unique per run);
- * `data` is the journal's own JSON, with the program's interaction it belongs to (`step`).
- */
-export interface JournalEntryRecord {
-  seq: number;
-  kind: string;
-  data: unknown;
-}
-
-/** What the journal needs of the store (RunJournalStore). */
-export interface JournalStore {
-  begin(run: JournalRunRecord): Promise<void>;
-  append(id: string, entries: JournalEntryRecord[]): Promise<void>;
-  finish(id: string): Promise<void>;
-}
+/** What the journal needs of the store. */
+export type JournalStore = Pick<RunJournalStore, 'begin' | 'append' | 'finish'>;
 
 /** What a call's answer is on replay. */
 export type ReplayStep =
@@ -67,7 +37,7 @@ interface SentCall {
 
 /** The header fields the run knows when it starts. */
 export type JournalHeader = Omit<
-  JournalRunRecord,
+  JournalRun,
   'program_sha256' | 'seed' | 'instance_id' | 'lease_until' | 'resumed' | 'created_at'
 >;
 
@@ -115,7 +85,7 @@ export class RunJournal {
     private readonly header: JournalHeader,
     private readonly instance: () => { id: string; leaseUntil: string },
     /** The journal of the run this one resumes. */
-    private readonly resumed?: { record: JournalRunRecord; entries: JournalEntryRecord[] },
+    private readonly resumed?: { record: JournalRun; entries: JournalEntry[] },
   ) {
     this.seed = resumed?.record.seed ?? randomBytes(8).toString('hex');
     for (const entry of resumed?.entries ?? []) {
@@ -147,7 +117,7 @@ export class RunJournal {
     return this.clock;
   }
 
-  private load(entry: JournalEntryRecord): void {
+  private load(entry: JournalEntry): void {
     const data = entry.data as Record<string, unknown>;
     if (entry.kind === 'clock') {
       this.clock.push(...((data.readings as number[]) ?? []));
