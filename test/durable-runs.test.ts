@@ -4,6 +4,8 @@
  * answered from the journal and never sent again), and the client waiting by execution_id gets
  * the final answer. Calls are counted at the upstream (its arrivals file).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
 import { settle } from './helpers.ts';
@@ -184,5 +186,72 @@ got`,
     );
     expect(final).toMatchObject({ ok: true, value: 'wiped' });
     expect(upstream.arrived()).toEqual(['read', 'wipe']);
+  }, 120_000);
+
+  it('a call in flight at the kill is never sent again: its outcome is unknown; catalog reads replay', async () => {
+    const upstream = countedUpstreamConfig({
+      instance_id: 'durable-inflight',
+      code_execution_yield_ms: 1000,
+    });
+    const g1 = await start(upstream.configFile);
+    const started = await g1.rest('POST', '/api/v1/code/exec', {
+      code: `const hits = await catalog.tools.search({query: 'wipe'});
+const r = call_tool('mut', 'read', {path: '/slow' + JSON.stringify(hits).length, delay_ms: 60000});
+r.ok ? 'answered' : r.error`,
+    });
+    const id = started.json.execution_id;
+    expect(id).toEqual(expect.any(String));
+    await settle(
+      async () => upstream.arrived(),
+      (calls) => calls.length === 1,
+    );
+    await crash(g1);
+    const g2 = await start(upstream.configFile, portOf(g1));
+    const final = await settle(
+      () => standing(g2, id, 10_000),
+      (s) => s.status !== 'running',
+      30_000,
+    );
+    expect(final).toMatchObject({
+      ok: true,
+      value: {
+        code: 'UPSTREAM_ERROR',
+        message: 'outcome unknown: the gateway stopped while mut.read was in flight',
+      },
+    });
+    expect(upstream.arrived()).toEqual(['read']);
+  }, 120_000);
+
+  it('a stored script edited before the resume: REPLAY_DIVERGED, nothing more sent', async () => {
+    const upstream = countedUpstreamConfig({
+      instance_id: 'durable-edited',
+      code_execution_yield_ms: 1000,
+      tool_policy: { approval_timeout_ms: 600_000 },
+    });
+    const scripts = path.join(path.dirname(upstream.configFile), 'scripts');
+    fs.mkdirSync(scripts, { recursive: true });
+    const script = path.join(scripts, 'hold.js');
+    fs.writeFileSync(
+      script,
+      `call_tool('mut', 'read', {path: '/a'}); call_tool('mut', 'wipe', {path: '/b'}); 'done'`,
+    );
+    const g1 = await start(upstream.configFile);
+    const started = await g1.rest('POST', '/api/v1/code/exec', { script: 'hold' });
+    const id = started.json.execution_id;
+    await settle(
+      () => standing(g1, id),
+      (s) => (s.waiting_for ?? []).length > 0,
+    );
+    await crash(g1);
+    fs.writeFileSync(script, `call_tool('mut', 'write', {path: '/c'}); 'edited'`);
+    const g2 = await start(upstream.configFile, portOf(g1));
+    const final = await settle(
+      () => standing(g2, id, 10_000),
+      (s) => s.status !== 'running',
+      30_000,
+    );
+    expect(final).toMatchObject({ ok: false, error: { code: 'REPLAY_DIVERGED' } });
+    expect(final.error.message).toContain('edited meanwhile');
+    expect(upstream.arrived()).toEqual(['read']);
   }, 120_000);
 });
