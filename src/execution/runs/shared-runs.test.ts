@@ -64,6 +64,18 @@ function running(answer: RunCallAnswer) {
   return answer.snapshot;
 }
 
+/**
+ * Starts HELD on `runtime` and waits, on its owner, until it waits on its approval: the yield
+ * comes after code_execution_yield_ms whatever the run reached (a loaded machine yields first).
+ */
+async function heldOn(runtime: Runtime) {
+  const first = running(await startOn(runtime, HELD));
+  return settle(
+    async () => running(await resumeOn(runtime, { execution_id: first.execution_id, wait_ms: 0 })),
+    (snapshot) => snapshot.waiting_for.length > 0,
+  );
+}
+
 /** Calls the fixture of `runtime` received so far. */
 async function fixtureCalls(runtime: Runtime): Promise<number> {
   const answer = ended(
@@ -84,11 +96,15 @@ describe('runs across the instances of a cluster (one store)', () => {
   });
 
   it('answers a wait on the other instance: where the run stands, then its final answer', async () => {
-    const first = running(await startOn(alpha, HELD));
+    const first = await heldOn(alpha);
     expect(first.instance_id).toBe('alpha');
     const id = first.execution_id;
     const lines: string[] = [];
-    const again = running(await resumeOn(bravo, { execution_id: id, wait_ms: 0 }));
+    // The owner writes where the run stands at most once a second: bravo sees it after that.
+    const again = await settle(
+      async () => running(await resumeOn(bravo, { execution_id: id, wait_ms: 0 })),
+      (snapshot) => snapshot.waiting_for.length > 0,
+    );
     expect(again).toMatchObject({
       execution_id: id,
       instance_id: 'alpha',
@@ -111,7 +127,7 @@ describe('runs across the instances of a cluster (one store)', () => {
 
   it('cancels on the other instance: the owner stops the run, nothing is sent', async () => {
     const before = await fixtureCalls(alpha);
-    const first = running(await startOn(alpha, HELD));
+    const first = await heldOn(alpha);
     const id = first.execution_id;
     const final = ended(await resumeOn(bravo, { execution_id: id, cancel: true }));
     expect(final.envelope).toMatchObject({
@@ -131,7 +147,7 @@ describe('runs across the instances of a cluster (one store)', () => {
   });
 
   it('shows a run to its caller and the admin only, and lists it on every instance', async () => {
-    const first = running(await startOn(alpha, HELD));
+    const first = await heldOn(alpha);
     const id = first.execution_id;
     for (const [args, caller] of [
       [{ execution_id: id }, OTHER],
