@@ -23,6 +23,36 @@ export const ANNOTATED_TOOLS = [
 ];
 
 /**
+ * Writes a config over the mutable server listing `tools`, with `extra` config (tool_pinning
+ * off, so the policy alone decides, unless `extra` says otherwise); with `arrivals`, its
+ * upstream writes each call it receives to that file in the config's folder.
+ */
+function mutableConfig(
+  extra: Record<string, unknown>,
+  tools: readonly object[],
+  arrivals?: string,
+): string {
+  const configFile = writeConfig({});
+  const dir = path.dirname(configFile);
+  const toolsFile = path.join(dir, 'tools.json');
+  fs.writeFileSync(toolsFile, JSON.stringify(tools));
+  const env: Record<string, string> = { MUTABLE_TOOLS_FILE: toolsFile };
+  if (arrivals) {
+    env.MUTABLE_ARRIVALS_FILE = path.join(dir, arrivals);
+    fs.writeFileSync(env.MUTABLE_ARRIVALS_FILE, '');
+  }
+  fs.writeFileSync(
+    configFile,
+    JSON.stringify({
+      tool_pinning: 'off',
+      ...extra,
+      mcpServers: [{ name: 'mut', command: process.execPath, args: [MUTABLE], env }],
+    }),
+  );
+  return configFile;
+}
+
+/**
  * A config over the mutable server listing `tools`, with `extra` config (tool_pinning off, so
  * the policy alone decides, unless `extra` says otherwise).
  */
@@ -30,25 +60,7 @@ export function policyConfig(
   extra: Record<string, unknown>,
   tools: readonly object[] = ANNOTATED_TOOLS,
 ): string {
-  const configFile = writeConfig({});
-  const toolsFile = path.join(path.dirname(configFile), 'tools.json');
-  fs.writeFileSync(toolsFile, JSON.stringify(tools));
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify({
-      tool_pinning: 'off',
-      ...extra,
-      mcpServers: [
-        {
-          name: 'mut',
-          command: process.execPath,
-          args: [MUTABLE],
-          env: { MUTABLE_TOOLS_FILE: toolsFile },
-        },
-      ],
-    }),
-  );
-  return configFile;
+  return mutableConfig(extra, tools);
 }
 
 /** A config over the mutable server (ANNOTATED_TOOLS) that counts the calls it receives. */
@@ -58,32 +70,10 @@ export interface CountedUpstream {
   arrived(): string[];
 }
 
-/**
- * A config over the mutable server listing ANNOTATED_TOOLS with `extra` config (tool_pinning
- * off unless `extra` says otherwise), whose upstream writes each call it receives to a file.
- */
+/** policyConfig over ANNOTATED_TOOLS whose upstream writes each call it receives to a file. */
 export function countedUpstreamConfig(extra: Record<string, unknown>): CountedUpstream {
-  const configFile = writeConfig({});
-  const dir = path.dirname(configFile);
-  const toolsFile = path.join(dir, 'tools.json');
-  const arrivals = path.join(dir, 'arrivals.txt');
-  fs.writeFileSync(toolsFile, JSON.stringify(ANNOTATED_TOOLS));
-  fs.writeFileSync(arrivals, '');
-  fs.writeFileSync(
-    configFile,
-    JSON.stringify({
-      tool_pinning: 'off',
-      ...extra,
-      mcpServers: [
-        {
-          name: 'mut',
-          command: process.execPath,
-          args: [MUTABLE],
-          env: { MUTABLE_TOOLS_FILE: toolsFile, MUTABLE_ARRIVALS_FILE: arrivals },
-        },
-      ],
-    }),
-  );
+  const configFile = mutableConfig(extra, ANNOTATED_TOOLS, 'arrivals.txt');
+  const arrivals = path.join(path.dirname(configFile), 'arrivals.txt');
   const arrived = () =>
     fs
       .readFileSync(arrivals, 'utf8')
