@@ -293,33 +293,20 @@ export class Approvals implements ApprovalDesk {
       decided_at: null,
       instance_id: this.instanceId(),
     };
-    let settle!: (record: ApprovalRecord) => void;
-    const decided = new Promise<ApprovalRecord>((resolve) => {
-      settle = resolve;
-    });
-    this.waiters.set(record.id, { record, settle });
-    const timers: NodeJS.Timeout[] = [];
-    const asking = new AbortController();
-    const expire = (by: string) =>
-      void this.finish(record.id, 'expired', by, new Date().toISOString()).catch(() =>
-        settle({ ...record, status: 'expired', decided_by: by }),
-      );
-    const onAbort = () =>
-      request.keepOnAbort?.()
-        ? settle({ ...record, status: 'expired', decided_by: 'stopped' })
-        : expire('cancelled');
     try {
-      await this.store.create(record, shown.whole);
-      this.events.emit('approval', record);
-      this.logger.warn(
-        { approval: record.id, server: request.server, tool: request.tool, caller: request.caller },
-        `${name} is held for approval ${record.id} (${request.reason}): approve with \`${approveCommand(record.id)}\`, deny with \`codemux approvals deny ${record.id}\`, or on the dashboard's Approvals page`,
-      );
-      if (signal.aborted) onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      timers.push(setTimeout(() => expire('timeout'), request.timeoutMs));
-      void this.askChannel(channel, record, asking.signal);
-      const final = await decided;
+      const final = await this.waitHere(record, signal, channel, request.keepOnAbort, async () => {
+        await this.store.create(record, shown.whole);
+        this.events.emit('approval', record);
+        this.logger.warn(
+          {
+            approval: record.id,
+            server: request.server,
+            tool: request.tool,
+            caller: request.caller,
+          },
+          `${name} is held for approval ${record.id} (${request.reason}): approve with \`${approveCommand(record.id)}\`, deny with \`codemux approvals deny ${record.id}\`, or on the dashboard's Approvals page`,
+        );
+      });
       return outcomeOf(final, name, request.timeoutMs);
     } catch (error) {
       this.logger.warn(
@@ -331,8 +318,49 @@ export class Approvals implements ApprovalDesk {
         code: 'APPROVAL_TIMEOUT',
         message: `${name} could not be held for approval (${(error as Error).message}); it was not sent`,
       };
+    }
+  }
+
+  /**
+   * Waits here for `record`'s decision (`prepare` first: its creation, or a last read), until it
+   * is decided on any channel, expires at its `expires_at`, or `signal` aborts (the run ended:
+   * it expires, unless `keepOnAbort` says the run is left to a restart). Throws what `prepare`
+   * throws.
+   */
+  private async waitHere(
+    record: ApprovalRecord,
+    signal: AbortSignal,
+    channel: CallerChannel,
+    keepOnAbort: (() => boolean) | undefined,
+    prepare: (settle: (record: ApprovalRecord) => void) => Promise<void>,
+  ): Promise<ApprovalRecord> {
+    let settle!: (record: ApprovalRecord) => void;
+    const decided = new Promise<ApprovalRecord>((resolve) => {
+      settle = resolve;
+    });
+    this.waiters.set(record.id, { record, settle });
+    const asking = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const expire = (by: string) =>
+      void this.finish(record.id, 'expired', by, new Date().toISOString()).catch(() =>
+        settle({ ...record, status: 'expired', decided_by: by }),
+      );
+    const onAbort = () =>
+      keepOnAbort?.()
+        ? settle({ ...record, status: 'expired', decided_by: 'stopped' })
+        : expire('cancelled');
+    try {
+      await prepare(settle);
+      if (signal.aborted) onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      timer = setTimeout(
+        () => expire('timeout'),
+        Math.max(0, Date.parse(record.expires_at) - Date.now()),
+      );
+      void this.askChannel(channel, record, asking.signal);
+      return await decided;
     } finally {
-      for (const timer of timers) clearTimeout(timer);
+      clearTimeout(timer);
       asking.abort();
       signal.removeEventListener('abort', onAbort);
       this.waiters.delete(record.id);
@@ -361,39 +389,13 @@ export class Approvals implements ApprovalDesk {
     const name = `${record.server}.${record.tool}`;
     const timeoutMs = Math.max(0, Date.parse(record.expires_at) - Date.parse(record.created_at));
     if (record.status !== 'pending') return outcomeOf(this.asSeen(record), name, timeoutMs);
-    let settle!: (record: ApprovalRecord) => void;
-    const decided = new Promise<ApprovalRecord>((resolve) => {
-      settle = resolve;
-    });
-    this.waiters.set(id, { record, settle });
-    const asking = new AbortController();
-    const expire = (by: string) =>
-      void this.finish(id, 'expired', by, new Date().toISOString()).catch(() =>
-        settle({ ...record, status: 'expired', decided_by: by }),
-      );
-    const onAbort = () =>
-      keepOnAbort?.()
-        ? settle({ ...record, status: 'expired', decided_by: 'stopped' })
-        : expire('cancelled');
     // The run shows it waits on it again (waiting_for); the caller's channel is asked again.
-    void this.askChannel(channel, record, asking.signal);
-    const timer = setTimeout(
-      () => expire('timeout'),
-      Math.max(0, Date.parse(record.expires_at) - Date.now()),
-    );
-    try {
-      if (signal.aborted) onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
+    const final = await this.waitHere(record, signal, channel, keepOnAbort, async (settle) => {
       // Decided while nobody waited here (between the stop and now): read it once more.
       const now = await this.store.get(id).catch(() => undefined);
       if (now && now.status !== 'pending') settle(now);
-      return outcomeOf(await decided, name, timeoutMs);
-    } finally {
-      clearTimeout(timer);
-      asking.abort();
-      signal.removeEventListener('abort', onAbort);
-      this.waiters.delete(id);
-    }
+    });
+    return outcomeOf(final, name, timeoutMs);
   }
 
   /** Asks the caller's own client or terminal; its answer is one decision among the others. */
