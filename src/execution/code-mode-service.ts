@@ -19,6 +19,7 @@ import {
   type ExecuteOutcome,
   type ExecuteResult,
   errorResult,
+  executeToolCalls,
   toDiagnostic,
   typeDiagnostics,
 } from './execute-result.ts';
@@ -309,11 +310,7 @@ export class CodeModeService {
       watch: run.options.run,
     });
     calls.push(...gate.calls);
-    const toolCalls = gate.toolCalls.map((c) => ({
-      tool: `${c.server}.${c.tool}`,
-      ok: c.ok,
-      durationMs: c.duration_ms,
-    }));
+    const toolCalls = executeToolCalls(gate.toolCalls);
     if (!outcome.ok) {
       const shift = (p: { line: number; column: number }) => ({
         line: Math.max(1, p.line - 1),

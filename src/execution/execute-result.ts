@@ -4,7 +4,7 @@
  */
 import type { GuestError } from '../sandbox/index.ts';
 import type { TypeDiagnostic } from '../typecheck/index.ts';
-import type { Envelope } from './types.ts';
+import type { Envelope, ToolCallRecord } from './types.ts';
 
 export type DiagnosticKind =
   | 'ParseError'
@@ -92,6 +92,15 @@ export function errorResult(
   toolCalls: ExecuteResult['toolCalls'] = [],
 ): ExecuteResult {
   return { status: 'error', result: null, error: d, diagnostics: [d], logs, toolCalls };
+}
+
+/** The gate's trace entries as execute's `toolCalls` (`server.tool`, ok, durationMs). */
+export function executeToolCalls(records: readonly ToolCallRecord[]): ExecuteResult['toolCalls'] {
+  return records.map((c) => ({
+    tool: `${c.server}.${c.tool}`,
+    ok: c.ok,
+    durationMs: c.duration_ms,
+  }));
 }
 
 /** An execute result in the history's terms: `{ok, value}` or `{ok: false, error: {code, message}}`. */

@@ -14,6 +14,7 @@ export {
   type ExecuteOutcome,
   type ExecuteResult,
 } from './code-mode-service.ts';
+export { executeToolCalls } from './execute-result.ts';
 export {
   type HeldTool,
   heldMessage,

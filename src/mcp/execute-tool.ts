@@ -1,6 +1,6 @@
 /** @module The `execute` tool of code mode: its definition and its tools/call result. */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ExecuteOutcome, RunSnapshot } from '../execution/index.ts';
+import { type ExecuteOutcome, executeToolCalls, type RunSnapshot } from '../execution/index.ts';
 import { TASK_SUPPORT } from './tasks/task-support.ts';
 
 export const EXECUTE_TOOL = 'execute';
@@ -64,11 +64,7 @@ export function toExecuteRunning(snapshot: RunSnapshot): CallToolResult {
     error: null,
     diagnostics: [],
     logs: snapshot.logs,
-    toolCalls: snapshot.tool_calls.map((c) => ({
-      tool: `${c.server}.${c.tool}`,
-      ok: c.ok,
-      durationMs: c.duration_ms,
-    })),
+    toolCalls: executeToolCalls(snapshot.tool_calls),
     executionId: id,
   };
   return {
