@@ -4,6 +4,7 @@
  * while it goes on (the approvals it waits for, its console lines, its calls so far); and how
  * it ended, kept for whoever waits on it.
  */
+import { abortReason } from '../../util/abort-reason.ts';
 import type { CallerChannel } from '../policy/types.ts';
 import type { ErrorBody, ToolCallRecord } from '../types.ts';
 import type { RunJournal } from './run-journal.ts';
@@ -212,8 +213,6 @@ export class LiveRun<T = unknown> implements RunControl {
 
 /** What a cancelled request says as the run's CANCELLED message. */
 function requestReason(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  const detail =
-    reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : '';
+  const detail = abortReason(signal);
   return `cancelled by its request (MCP notifications/cancelled, or its connection closed${detail ? `: ${detail}` : ''}) before it yielded; nothing more was sent`;
 }
