@@ -29,7 +29,6 @@ import { CallPolicy } from './policy/call-policy.ts';
 import type { CallerChannel } from './policy/types.ts';
 import { reachableServers } from './run-frame.ts';
 import type { RunControl } from './runs/live-run.ts';
-import { programDigest } from './runs/run-journal.ts';
 import { runInSandbox } from './sandbox-run.ts';
 import type { ExecutionServiceDeps } from './service.ts';
 import {
@@ -226,7 +225,7 @@ export class CodeModeService {
     }
     const stripped = await stripFunctionBody(code);
     if (!stripped.ok) return errorResult(diagnostic('ParseError', stripped.message, stripped));
-    const diverged = run.options.run?.journal?.bind(programDigest({ code }));
+    const diverged = run.options.run?.journal?.bind({ code });
     if (diverged) {
       return errorResult({
         kind: 'ExecutionFailure',

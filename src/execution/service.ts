@@ -20,7 +20,6 @@ import { CallPolicy } from './policy/call-policy.ts';
 import type { CallerChannel } from './policy/types.ts';
 import { elapsed, positioned, reachableServers, refusal } from './run-frame.ts';
 import type { RunControl } from './runs/live-run.ts';
-import { programDigest } from './runs/run-journal.ts';
 import { runInSandbox, type SandboxRunDeps } from './sandbox-run.ts';
 import {
   diagnosticsOf,
@@ -153,9 +152,12 @@ export class ExecutionService {
     }
     facts.code = code;
     facts.language = language;
-    const diverged = options.run?.journal?.bind(
-      programDigest({ language, code, input: request.input, options: request.options }),
-    );
+    const diverged = options.run?.journal?.bind({
+      language,
+      code,
+      input: request.input,
+      options: request.options,
+    });
     if (diverged) return refusal(diverged, started);
     // The same name for inline and stored sources: results are byte-identical.
     const filename = language === 'typescript' ? 'code.ts' : 'code.js';
@@ -268,9 +270,11 @@ export class ExecutionService {
     }
     const cast = castArguments(tool.params, args);
     if (!cast.ok) return refusal({ code: 'INVALID_ARGS', message: cast.message }, started);
-    const diverged = options.run?.journal?.bind(
-      programDigest({ code: tool.code, allowed_servers: tool.allowed_servers, args: cast.value }),
-    );
+    const diverged = options.run?.journal?.bind({
+      code: tool.code,
+      allowed_servers: tool.allowed_servers,
+      args: cast.value,
+    });
     if (diverged) return refusal(diverged, started);
     const filename = `${tool.name}.js`;
     const prepared = await prepareSource(tool.code, 'javascript');

@@ -53,9 +53,10 @@ export function openStore(dataDir: string): Store {
   const db = openSqliteDatabase(dataDir);
   let closed = false;
   const codeTools = sqliteCodeToolStore(db);
+  const activity = sqliteActivityStore(db, db.name);
   return {
     tokens: sqliteTokenStore(db),
-    activity: sqliteActivityStore(db),
+    activity,
     codeTools,
     toolPins: sqliteToolPinStore(db),
     approvals: sqliteApprovalStore(db),
@@ -66,6 +67,7 @@ export function openStore(dataDir: string): Store {
       if (closed) return;
       closed = true;
       await codeTools.close();
+      await activity.close();
       db.close();
     },
   };

@@ -85,3 +85,65 @@ describe('SQLite activity batches', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
+
+describe('SQLite activity writer thread', () => {
+  const record = (id: string, input: unknown) => ({
+    id,
+    parent_id: null,
+    seq: 0,
+    kind: 'execution' as const,
+    surface: 'mcp' as const,
+    caller: 'admin',
+    server: null,
+    tool: null,
+    script: null,
+    language: null,
+    code: '1',
+    input,
+    args: null,
+    status: 'success' as const,
+    error: null,
+    started_at: new Date().toISOString(),
+    duration_ms: 1,
+    logs: [],
+    response: null,
+    instance_id: 'i',
+  });
+
+  it('commits on its own connection, leaving the gateway connection as durable as it was', async () => {
+    const dir = tempDir();
+    const db = openSqliteDatabase(dir);
+    const before = db.pragma('synchronous', { simple: true });
+    const store = sqliteActivityStore(db, db.name);
+    await store.insert([record('w1', { a: 1 })]);
+    expect(db.pragma('synchronous', { simple: true })).toBe(before);
+    expect((await store.get('w1'))?.input).toEqual({ a: 1 });
+    await store.close();
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("rejects a batch the thread cannot write with the database's reason", async () => {
+    const dir = tempDir();
+    const store = openStore(dir);
+    await expect(store.activity.insert([record('w2', { a: 1n })])).rejects.toThrow(/BigInt/);
+    expect(await store.activity.get('w2')).toBeUndefined();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('loses nothing handed over right before the store closes', async () => {
+    const dir = tempDir();
+    const store = openStore(dir);
+    const batches = Array.from({ length: 5 }, (_, b) =>
+      Array.from({ length: 200 }, (_, i) => ({ ...record(`b${b}-${i}`, null), seq: i })),
+    );
+    const inserts = batches.map((batch) => store.activity.insert(batch));
+    await store.close();
+    await Promise.all(inserts);
+    const again = openStore(dir);
+    expect((await again.activity.list({ limit: 1, offset: 0 })).total).toBe(1000);
+    await again.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

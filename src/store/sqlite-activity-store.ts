@@ -2,9 +2,15 @@
 import { activityFilter } from './activity-filter.ts';
 import { ACTIVITY_COLUMNS, type ActivityRow, activityOf, activityRow } from './activity-rows.ts';
 import type { ActivityStore } from './activity-store.ts';
+import { ActivityWriter } from './activity-writer.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
 
-export function sqliteActivityStore(db: SqliteDatabase): ActivityStore {
+/**
+ * The history in `db`. With `file` (the database's path), inserts are committed by a writer
+ * thread on a connection of its own (activity-writer.ts); without it, on this thread.
+ */
+export function sqliteActivityStore(db: SqliteDatabase, file?: string): ActivityStore {
+  const writer = file === undefined ? undefined : new ActivityWriter(file);
   const insertRow = db.prepare(
     `INSERT OR IGNORE INTO activity (${ACTIVITY_COLUMNS.join(', ')}) VALUES (${ACTIVITY_COLUMNS.map((c) => `@${c}`).join(', ')})`,
   );
@@ -29,6 +35,7 @@ export function sqliteActivityStore(db: SqliteDatabase): ActivityStore {
      * keep the connection's setting.
      */
     async insert(records) {
+      if (writer) return writer.insert(records);
       db.pragma('synchronous = NORMAL');
       try {
         insertAll(records.map(activityRow));
@@ -59,6 +66,8 @@ export function sqliteActivityStore(db: SqliteDatabase): ActivityStore {
       if (n > maxRecords) removed += deleteOldest.run(n - maxRecords).changes;
       return removed;
     },
-    async close() {},
+    async close() {
+      await writer?.close();
+    },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memoryRunJournalStore, type RunJournalStore } from '../../store/index.ts';
-import { programDigest, RunJournal } from './run-journal.ts';
+import { RunJournal } from './run-journal.ts';
 
 const HEADER = {
   id: 'run-1',
@@ -16,7 +16,7 @@ const lease = () => ({ id: 'i-first', leaseUntil: new Date(Date.now() + 60_000).
 /** A journal written live: two calls answered, one sent and never answered, one held. */
 async function written(store: RunJournalStore) {
   const journal = new RunJournal(store, HEADER, lease);
-  journal.bind(programDigest({ code: '1' }));
+  journal.bind({ code: '1' });
   await journal.readings([1000, 1001]);
   const a = journal.next();
   await journal.sent(a, { what: 's.read', server: 's', tool: 'read', args_sha256: 'x' });
@@ -53,7 +53,7 @@ describe('RunJournal', () => {
     expect(again.replaying).toBe(true);
     expect(again.resumedCount).toBe(1);
     expect(again.replayClock).toEqual([1000, 1001, 1002]);
-    expect(again.bind(programDigest({ code: '1' }))).toBeUndefined();
+    expect(again.bind({ code: '1' })).toBeUndefined();
     expect(again.replayed(again.next(), 's.read', 'x')).toEqual({
       answer: { ok: true, result: { content: [] } },
     });
@@ -70,7 +70,7 @@ describe('RunJournal', () => {
     const store = memoryRunJournalStore();
     await written(store);
     const again = await resumed(store);
-    expect(again.bind(programDigest({ code: '2' }))).toMatchObject({ code: 'REPLAY_DIVERGED' });
+    expect(again.bind({ code: '2' })).toMatchObject({ code: 'REPLAY_DIVERGED' });
     const step = again.replayed(again.next(), 's.delete', 'x');
     expect(step).toEqual({
       diverged:

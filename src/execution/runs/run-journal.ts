@@ -8,7 +8,7 @@
  * lazily (at the first interaction, or when the run yields): a run that ends without either
  * writes nothing.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { JournalEntry, JournalRun, RunJournalStore } from '../../store/index.ts';
 import { canonicalJson } from '../../util/canonical-json.ts';
 import type { ErrorBody } from '../types.ts';
@@ -68,7 +68,8 @@ export function replayDiverged(detail: string): ErrorBody {
 
 export class RunJournal {
   private begun?: Promise<void>;
-  private program?: string;
+  /** What runs (bound by `bind`); digested only when the journal begins or is compared. */
+  private program?: unknown;
   private nextStep = 0;
   /** The next entry's number (unique per run, in write order). */
   private nextEntry = 0;
@@ -87,7 +88,8 @@ export class RunJournal {
     /** The journal of the run this one resumes. */
     private readonly resumed?: { record: JournalRun; entries: JournalEntry[] },
   ) {
-    this.seed = resumed?.record.seed ?? randomBytes(8).toString('hex');
+    // randomUUID draws from Node's cached entropy (randomBytes makes a syscall per run).
+    this.seed = resumed?.record.seed ?? randomUUID().replaceAll('-', '').slice(0, 16);
     for (const entry of resumed?.entries ?? []) {
       this.load(entry);
       this.nextEntry = Math.max(this.nextEntry, entry.seq + 1);
@@ -132,13 +134,15 @@ export class RunJournal {
   }
 
   /**
-   * Binds the journal to the program's digest. A resumed run whose program is not the one its
-   * journal was written by (a stored script or code tool edited meanwhile) gets REPLAY_DIVERGED.
+   * Binds the journal to what runs (source, language, input...: hashed with programDigest). A
+   * resumed run whose program is not the one its journal was written by (a stored script or code
+   * tool edited meanwhile) gets REPLAY_DIVERGED. A run on its first life hashes it only if its
+   * journal begins: a run that never yields nor calls pays nothing for it.
    */
-  bind(programSha256: string): ErrorBody | undefined {
-    this.program = programSha256;
+  bind(program: unknown): ErrorBody | undefined {
+    this.program = program;
     const was = this.resumed?.record.program_sha256;
-    if (was !== undefined && was !== programSha256) {
+    if (was !== undefined && was !== programDigest(program)) {
       return replayDiverged(
         'is not the program its journal was written by (its script or code tool was edited meanwhile), so it runs nothing',
       );
@@ -192,7 +196,7 @@ export class RunJournal {
   ensureBegun(): Promise<void> {
     this.begun ??= this.store.begin({
       ...this.header,
-      program_sha256: this.program ?? '',
+      program_sha256: this.program === undefined ? '' : programDigest(this.program),
       seed: this.seed,
       ...this.lease(),
       resumed: 0,
