@@ -6,7 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ResolvedConfig } from '../config/index.ts';
 import { CodemuxError } from '../errors/index.ts';
-import { DATABASE_FILE, loadSecretKey, openConfiguredStore } from '../store/index.ts';
+import {
+  DATABASE_FILE,
+  loadSecretKey,
+  type OpenOptions,
+  openConfiguredStore,
+} from '../store/index.ts';
 import { SecretBox } from '../util/secret-box.ts';
 import { CliError } from './cli-error.ts';
 import { EXIT_USAGE } from './exit-codes.ts';
@@ -14,9 +19,12 @@ import { EXIT_USAGE } from './exit-codes.ts';
 export type OpenedStore = Awaited<ReturnType<typeof openConfiguredStore>>;
 
 /** The config's store, connected and migrated. */
-export async function openStoreOrExit(config: ResolvedConfig): Promise<OpenedStore> {
+export async function openStoreOrExit(
+  config: ResolvedConfig,
+  options: OpenOptions = {},
+): Promise<OpenedStore> {
   try {
-    return await openConfiguredStore(config);
+    return await openConfiguredStore(config, options);
   } catch (error) {
     if (!(error instanceof CodemuxError) || error.code !== 'DATABASE_UNAVAILABLE') throw error;
     throw new CliError(error.message, EXIT_USAGE);

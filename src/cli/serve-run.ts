@@ -30,7 +30,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const file = config.path!;
   const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const key = ensureAdminKey(config);
-  const store = await openStoreOrExit(config);
+  const store = await openStoreOrExit(config, { activityWriter: true });
   const oauth = oauthOf(store, config);
   // A key given in the environment is checked now, not at the first sign-in.
   if (process.env.CODEMUX_SECRET_KEY !== undefined) {

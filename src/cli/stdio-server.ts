@@ -27,7 +27,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
   if (!config) return;
   // The store records activity on both dialects; code tools are served on the default one.
   const { oauthOf, openStoreOrExit } = await import('./open-store.ts');
-  const store = await openStoreOrExit(config);
+  const store = await openStoreOrExit(config, { activityWriter: true });
   const runtime = createRuntime(config, logger, {
     warmWorkers: 2,
     live: true,

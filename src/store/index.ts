@@ -46,7 +46,7 @@ export type {
   OAuthFlowStatus,
   OAuthStore,
 } from './oauth-store.ts';
-export { openConfiguredStore, openStore, type Store } from './open-store.ts';
+export { type OpenOptions, openConfiguredStore, openStore, type Store } from './open-store.ts';
 export type {
   ClaimOptions,
   JournalEntry,

@@ -38,22 +38,33 @@ export interface Store {
  * The store a config names: PostgreSQL when it has `database_url` (with cluster slots), else
  * SQLite in `data_dir`. PostgreSQL loads only when used.
  */
-export async function openConfiguredStore(config: {
-  dataDir: string;
-  databaseUrl?: string;
-  databaseUrlSource?: string;
-}): Promise<Store & { clusterSlots?: ClusterSlots }> {
-  if (!config.databaseUrl) return openStore(config.dataDir);
+export async function openConfiguredStore(
+  config: {
+    dataDir: string;
+    databaseUrl?: string;
+    databaseUrlSource?: string;
+  },
+  options: OpenOptions = {},
+): Promise<Store & { clusterSlots?: ClusterSlots }> {
+  if (!config.databaseUrl) return openStore(config.dataDir, options);
   const { openPgStore } = await import('./pg-store.ts');
   return openPgStore(config.databaseUrl, config.databaseUrlSource ?? 'database_url');
 }
 
+export interface OpenOptions {
+  /**
+   * SQLite: commit the activity history on a writer thread (a long-lived gateway: `serve`,
+   * `stdio`), not on the calling thread (one-shot commands, which would pay its start).
+   */
+  activityWriter?: boolean;
+}
+
 /** The SQLite store in `dataDir` (created and migrated when needed). */
-export function openStore(dataDir: string): Store {
+export function openStore(dataDir: string, options: OpenOptions = {}): Store {
   const db = openSqliteDatabase(dataDir);
   let closed = false;
   const codeTools = sqliteCodeToolStore(db);
-  const activity = sqliteActivityStore(db, db.name);
+  const activity = sqliteActivityStore(db, options.activityWriter ? db.name : undefined);
   return {
     tokens: sqliteTokenStore(db),
     activity,

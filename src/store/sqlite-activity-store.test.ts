@@ -125,7 +125,7 @@ describe('SQLite activity writer thread', () => {
 
   it("rejects a batch the thread cannot write with the database's reason", async () => {
     const dir = tempDir();
-    const store = openStore(dir);
+    const store = openStore(dir, { activityWriter: true });
     await expect(store.activity.insert([record('w2', { a: 1n })])).rejects.toThrow(/BigInt/);
     expect(await store.activity.get('w2')).toBeUndefined();
     await store.close();
@@ -134,7 +134,7 @@ describe('SQLite activity writer thread', () => {
 
   it('loses nothing handed over right before the store closes', async () => {
     const dir = tempDir();
-    const store = openStore(dir);
+    const store = openStore(dir, { activityWriter: true });
     const batches = Array.from({ length: 5 }, (_, b) =>
       Array.from({ length: 200 }, (_, i) => ({ ...record(`b${b}-${i}`, null), seq: i })),
     );
