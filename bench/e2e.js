@@ -18,6 +18,7 @@ import { sdkModules } from '../dist/upstream/sdk-modules.js';
 import { StdioTransport } from '../dist/upstream/stdio-transport.js';
 import { startRelay } from './relay.js';
 import {
+  cpuSeconds,
   firstTouch128MiB,
   fmt,
   freePort,
@@ -51,8 +52,6 @@ const RSS_EXECUTIONS = 300;
 const TIMEOUT_MS = 100;
 const INSERT_RECORDS = 20_000;
 const INSERT_BATCH = 500;
-/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
-const TICKS_PER_S = 100;
 
 // The SDK's HTTP client passes one abort signal to every fetch of a session and it collects a
 // listener per request (client side, not the gateway): silence the MaxListeners warning flood.
@@ -67,13 +66,6 @@ async function connect(transport) {
   const client = new Client({ name: 'bench', version: '1' });
   await client.connect(transport);
   return client;
-}
-
-/** CPU seconds (user + system, every thread) the process `pid` has used so far. */
-function cpuSeconds(pid) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
 }
 
 /** Resident set size of the process `pid`, in MB. */

@@ -1,6 +1,7 @@
 // Shared by the benchmark scripts: medians, durations as text, the PASS/MISS table, and
 // starting the processes they measure (a free loopback port, waiting until a URL answers).
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 
 /** The median of `values` (unsorted input is fine). */
@@ -53,6 +54,16 @@ export function table() {
       console.log(`\n${passes.filter(Boolean).length} of ${passes.length} within target`);
     },
   };
+}
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICKS_PER_S = 100;
+
+/** CPU seconds (user + system, every thread) the process `pid` has used so far. */
+export function cpuSeconds(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
 }
 
 /** A loopback port nobody listens on now. */

@@ -27,7 +27,7 @@ import {
   watchPending,
 } from './approval-rounds.js';
 import { buildCommit } from './build-before.js';
-import { fmt, freePort, quantile, table, waitFor, warmFor } from './report.js';
+import { cpuSeconds, fmt, freePort, quantile, table, waitFor, warmFor } from './report.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'fixture-server.mjs');
@@ -48,8 +48,6 @@ const HELD_ROUNDS = 8;
 const HELD_PER_ROUND = 200;
 const IDLE_MS = 3000;
 const MB = 1_048_576;
-/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
-const TICKS_PER_S = 100;
 
 // The SDK's HTTP client collects an abort listener per request on one session: not the gateway.
 process.removeAllListeners('warning');
@@ -64,13 +62,6 @@ const load = () =>
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(' ');
-
-/** CPU seconds (user + system, every thread) the process `pid` has used so far. */
-function cpuSeconds(pid) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
-}
 
 /** Resident set size (bytes) and thread count of the process `pid`. */
 function memoryOf(pid) {
