@@ -4,6 +4,7 @@ import { ACTIVITY_COLUMNS, type ActivityRow, activityOf, activityRow } from './a
 import type { ActivityStore } from './activity-store.ts';
 import { ActivityWriter } from './activity-writer.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
+import { relaxedCommits } from './sqlite-relaxed.ts';
 
 /**
  * The history in `db`. With `file` (the database's path), inserts are committed by a writer
@@ -25,8 +26,7 @@ export function sqliteActivityStore(db: SqliteDatabase, file?: string): Activity
     'DELETE FROM activity WHERE id IN (SELECT id FROM activity ORDER BY id LIMIT ?)',
   );
 
-  // The connection's own durability (FULL unless configured otherwise), for every other write.
-  const durable = db.pragma('synchronous', { simple: true }) as number;
+  const relaxed = relaxedCommits(db);
   return {
     /**
      * A batch commits with synchronous=NORMAL: under WAL that skips its fsync (3-25 ms on the
@@ -36,12 +36,7 @@ export function sqliteActivityStore(db: SqliteDatabase, file?: string): Activity
      */
     async insert(records) {
       if (writer) return writer.insert(records);
-      db.pragma('synchronous = NORMAL');
-      try {
-        insertAll(records.map(activityRow));
-      } finally {
-        db.pragma(`synchronous = ${durable}`);
-      }
+      relaxed(() => insertAll(records.map(activityRow)));
     },
     async list(query) {
       const { where, params } = activityFilter(query);

@@ -19,6 +19,7 @@ import {
 } from './run-journal-rows.ts';
 import type { JournalSize, RunJournalStore } from './run-journal-store.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
+import { relaxedCommits } from './sqlite-relaxed.ts';
 
 const isConstraint = (e: unknown) =>
   (e as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
@@ -26,6 +27,7 @@ const isConstraint = (e: unknown) =>
 /** Journals in an open database. */
 export function sqliteRunJournalStore(db: SqliteDatabase, limits?: JournalLimits): RunJournalStore {
   const tally = new JournalTally(limits);
+  const relaxed = relaxedCommits(db);
   const begin = db.prepare(
     `INSERT INTO run_journals (${JOURNAL_RUN_COLUMNS.join(', ')}) VALUES (${JOURNAL_RUN_COLUMNS.map(() => '?').join(', ')})`,
   );
@@ -108,9 +110,17 @@ export function sqliteRunJournalStore(db: SqliteDatabase, limits?: JournalLimits
       }
       const rows = journalEntryRows(list);
       const undo = tally.take(id, rows);
+      const write = () =>
+        rows.length === 1
+          ? insert.run(id, rows[0]!.seq, rows[0]!.kind, rows[0]!.data)
+          : insertAll(id, rows);
       try {
-        if (rows.length === 1) insert.run(id, rows[0]!.seq, rows[0]!.kind, rows[0]!.data);
-        else insertAll(id, rows);
+        // A call about to go out (never to be sent twice) and a held one (its approval is
+        // rejoined) are synced; an answer or clock readings lost to a power cut only make a
+        // replay say "outcome unknown" (sqlite-relaxed.ts), and the next synced commit syncs
+        // them with it (the WAL is one sequence).
+        if (rows.some((row) => row.kind === 'call' || row.kind === 'held')) write();
+        else relaxed(write);
       } catch (e) {
         undo();
         throw isConstraint(e) ? journalSeqConflict(id, rows) : e;

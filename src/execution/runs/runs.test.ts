@@ -78,10 +78,6 @@ async function heldRun(caller: Caller = AGENT, signal?: AbortSignal) {
   );
 }
 
-/** The runner's pending approvals. */
-async function pending() {
-  return (await runtime.approvals.list('pending')).filter((a) => a.caller === 'token:runner');
-}
 
 describe('runs that outlive their request', () => {
   it('answers a fast run at once, as before', async () => {
@@ -161,13 +157,38 @@ describe('runs that outlive their request', () => {
   });
 
   it('cancels a run whose request is cancelled before it yields; not after', async () => {
-    const request = new AbortController();
-    const started = start(HELD, AGENT, request.signal);
-    await settle(pending, (list) => list.length > 0);
-    request.abort('the client gave up');
-    const final = ended(await started);
-    expect(final.envelope).toMatchObject({ ok: false, error: { code: 'CANCELLED' } });
-    expect(await settle(pending, (list) => list.length === 0)).toEqual([]);
+    // Before: on a runtime that yields only after 10 minutes, so the abort surely comes first.
+    const patient = createRuntime(
+      resolveConfig(
+        {
+          code_execution_pool_size: 1,
+          code_execution_yield_ms: 600_000,
+          tool_policy: { rules: [{ server: 'fixture', tool: 'fail', action: 'ask' }] },
+          mcpServers: [SERVERS.fixture],
+        },
+        { baseDir: process.cwd() },
+      ),
+      silentLogger(),
+      { warmWorkers: 1 },
+    );
+    await patient.start();
+    try {
+      const request = new AbortController();
+      const started = startCodeExecution(
+        patient,
+        { code: HELD, options: { timeout_ms: 600_000 } },
+        AGENT,
+        { signal: request.signal },
+      );
+      const waiting = () => patient.approvals.list('pending');
+      await settle(waiting, (list) => list.length > 0);
+      request.abort('the client gave up');
+      const final = ended(await started);
+      expect(final.envelope).toMatchObject({ ok: false, error: { code: 'CANCELLED' } });
+      expect(await settle(waiting, (list) => list.length === 0)).toEqual([]);
+    } finally {
+      await patient.stop();
+    }
 
     const later = new AbortController();
     const first = await heldRun(AGENT, later.signal);
@@ -241,7 +262,7 @@ describe('runs that outlive their request', () => {
     await runtime.approvals.decide(approvalId, 'deny', 'admin');
     const final = await continueRun(
       runtime,
-      { execution_id: snapshot.execution_id, timeout_ms: 5000 },
+      { execution_id: snapshot.execution_id, timeout_ms: 60_000 },
       'execute',
       AGENT,
       {},

@@ -78,14 +78,20 @@ async function heldOn(runtime: Runtime) {
 
 /** Calls the fixture of `runtime` received so far. */
 async function fixtureCalls(runtime: Runtime): Promise<number> {
-  const answer = ended(
-    await startCodeExecution(
-      runtime,
-      { code: `JSON.parse(call_tool('fixture', 'stats', {}).result.content[0].text).calls` },
-      ADMIN,
-      {},
-    ),
+  let started = await startCodeExecution(
+    runtime,
+    { code: `JSON.parse(call_tool('fixture', 'stats', {}).result.content[0].text).calls` },
+    ADMIN,
+    {},
   );
+  // A loaded machine may pass the 1 s yield first: the run is then waited on.
+  if (started.state === 'running')
+    started = await resumeOn(
+      runtime,
+      { execution_id: started.snapshot.execution_id, wait_ms: 60_000 },
+      ADMIN,
+    );
+  const answer = ended(started);
   return (answer.envelope as { value: number }).value;
 }
 
