@@ -1,5 +1,12 @@
 /** @module Activity history in SQLite: one table, batched inserts in one transaction. */
 import { activityFilter } from './activity-filter.ts';
+import {
+  FAILING_SQL,
+  HOURS_SQL,
+  LATENCY_SQL,
+  overviewOf,
+  windowParams,
+} from './activity-overview-sql.ts';
 import { ACTIVITY_COLUMNS, type ActivityRow, activityOf, activityRow } from './activity-rows.ts';
 import type { ActivityStore } from './activity-store.ts';
 import type { SqliteDatabase } from './sqlite-database.ts';
@@ -18,6 +25,10 @@ export function sqliteActivityStore(db: SqliteDatabase): ActivityStore {
   const deleteOldest = db.prepare(
     'DELETE FROM activity WHERE id IN (SELECT id FROM activity ORDER BY id LIMIT ?)',
   );
+
+  const hours = db.prepare(HOURS_SQL);
+  const latency = db.prepare(LATENCY_SQL);
+  const failing = db.prepare(FAILING_SQL);
 
   // The connection's own durability (FULL unless configured otherwise), for every other write.
   const durable = db.pragma('synchronous', { simple: true }) as number;
@@ -52,6 +63,15 @@ export function sqliteActivityStore(db: SqliteDatabase): ActivityStore {
     },
     async children(parentId) {
       return (byParent.all(parentId) as ActivityRow[]).map(activityOf);
+    },
+    async overview(window) {
+      const range = windowParams(window);
+      type Rows = Array<Record<string, string | number | null>>;
+      return overviewOf(
+        hours.all(...range) as Rows,
+        latency.all(...range) as Rows,
+        failing.all(...range, window.failingLimit) as Rows,
+      );
     },
     async trim(before, maxRecords) {
       let removed = deleteOld.run(before).changes;
