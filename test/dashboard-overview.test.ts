@@ -169,6 +169,12 @@ describe('Overview', () => {
     expect(answer.status).toBe(200);
     expect(answer.json.value.hours).toHaveLength(24);
     expect(answer.json.value.approvals.pending).toBe(1);
+    // Each call of an execution keeps its start on the execution's axis; the execution none.
+    const record = (await gw.rest('GET', `/api/v1/activity/${waterfallId}`)).json;
+    expect(record).not.toHaveProperty('offset_ms');
+    expect(record.children.map((c: { offset_ms?: number }) => typeof c.offset_ms)).toEqual(
+      Array(5).fill('number'),
+    );
   });
 });
 
