@@ -1,4 +1,4 @@
-// Build step: bundles the dashboard's client (src/ui/client) with CodeMirror into
+// Build step: bundles the dashboard's client (src/ui/client) with CodeMirror and Chart.js into
 // dist/ui/assets/app.js and its stylesheets into app.css; the gateway serves both from /ui/assets/.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -35,7 +35,7 @@ export interface DashboardSession {
   cspViolations: string[];
 }
 
-/** Connects to the shared Chromium, opens a context, signs in to `gw`'s dashboard with the admin key, lands on Servers (`contextOptions`: e.g. a timezoneId). */
+/** Connects to the shared Chromium, opens a context, signs in to `gw`'s dashboard with the admin key, lands on the Overview (`contextOptions`: e.g. a timezoneId). */
 export async function openDashboard(
   gw: RunningGateway,
   contextOptions: BrowserContextOptions = {},
@@ -51,6 +51,6 @@ export async function openDashboard(
   await page.goto(`${gw.url}/ui/`);
   await page.getByLabel('API key').fill(gw.key);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(/\/ui\/servers/);
+  await page.waitForURL(/\/ui\/overview/);
   return { browser, context, page, cspViolations };
 }

@@ -166,7 +166,7 @@ describe('sign-in', () => {
 
   it('signs in with the admin key into an HttpOnly, SameSite=Strict session cookie that is not the key', async () => {
     await signIn(page, gw.key);
-    await see(page.getByRole('heading', { name: 'Servers' })).toBeVisible();
+    await see(page.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
     const cookies = await context.cookies();
     expect(cookies).toHaveLength(1);
     expect(cookies[0]).toMatchObject({
@@ -182,8 +182,8 @@ describe('sign-in', () => {
     const { context: ctx, page: p } = await freshPage();
     try {
       await p.goto(`${gw.url}/ui/?apikey=${encodeURIComponent(gw.key)}`);
-      await see(p.getByRole('heading', { name: 'Servers' })).toBeVisible();
-      expect(p.url()).toBe(`${gw.url}/ui/servers`);
+      await see(p.getByRole('heading', { name: 'Overview', level: 1 })).toBeVisible();
+      expect(p.url()).toBe(`${gw.url}/ui/overview`);
       expect((await ctx.cookies()).map((c) => c.name)).toEqual(['codemux_session']);
     } finally {
       await ctx.close();
@@ -263,9 +263,10 @@ describe('pages', () => {
     await shot('server-tools');
   });
 
-  it('navigates between the eight pages with named links', async () => {
+  it('navigates between the nine pages with named links', async () => {
     await open('/ui/servers');
     for (const [name, heading] of [
+      ['Overview', 'Overview'],
       ['Code tools', 'Code tools'],
       ['Playground', 'Playground'],
       ['Activity', 'Activity'],
@@ -670,6 +671,7 @@ describe('layout', () => {
     try {
       await p.goto(`${gw.url}/ui/?apikey=${encodeURIComponent(gw.key)}`);
       for (const route of [
+        '/ui/overview',
         '/ui/servers',
         '/ui/servers/fixture',
         '/ui/code-tools',

@@ -37,6 +37,11 @@ export interface CallDetail {
   args: unknown;
   /** Epoch milliseconds when the program made the call. */
   startedAt: number;
+  /**
+   * `performance.now()` when the call's `duration_ms` began (for a batch element, when its lane
+   * took it): where its bar starts on the execution's waterfall. Set when the entry is filled.
+   */
+  began?: number;
   message?: string;
   /** The envelope the guest received, cut as the history stores it. */
   response?: unknown;
@@ -82,6 +87,7 @@ export class CallTrace {
     return (started, answer, ended, answerJson, facts) => {
       if (!this.unfinished.delete(entry)) return;
       if (facts?.approvalId) detail.approvalId = facts.approvalId;
+      detail.began = started;
       entry.ok = answer.ok;
       entry.duration_ms = Math.round(((ended ?? performance.now()) - started) * 100) / 100;
       if (answer.error) {
@@ -96,8 +102,12 @@ export class CallTrace {
   /** Closes every entry still open as CANCELLED, so the trace no longer changes. Idempotent. */
   close(): void {
     const now = performance.now();
-    for (const detail of this.calls)
-      if (this.unfinished.has(detail.entry)) detail.message = CANCELLED_MESSAGE;
+    for (const detail of this.calls) {
+      const reserved = this.unfinished.get(detail.entry);
+      if (reserved === undefined) continue;
+      detail.message = CANCELLED_MESSAGE;
+      detail.began = reserved;
+    }
     for (const [entry, reserved] of this.unfinished) {
       entry.duration_ms = Math.round((now - reserved) * 100) / 100;
       entry.code = CANCELLED;

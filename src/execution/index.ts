@@ -16,6 +16,13 @@ export {
 } from './code-mode-service.ts';
 export { executeToolCalls } from './execute-result.ts';
 export {
+  type AttentionServer,
+  type HourlySeries,
+  type Overview,
+  overviewOf,
+  type PendingApprovalSummary,
+} from './overview.ts';
+export {
   type HeldTool,
   heldMessage,
   PINNED_FIELDS,

@@ -16,6 +16,7 @@ import { executionRoutes } from './execution-routes.ts';
 import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 import { oauthCallback, oauthRoutes } from './oauth-routes.ts';
+import { overviewRoutes } from './overview-routes.ts';
 import { pinRoutes } from './pin-routes.ts';
 import { restAuth } from './rest-auth.ts';
 import { restError } from './rest-error.ts';
@@ -179,6 +180,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   // Runs that answered running: the caller's own (an agent token's too), every run for the admin.
   app.route('/api/v1/executions', executionRoutes(runtime));
   app.route('/api/v1', pinRoutes(runtime));
+  app.route('/api/v1', overviewRoutes(runtime));
   app.route('/api/v1', serverRoutes(runtime, deps.configFile));
   // Beside pinRoutes' GET /tools/held (one segment after /tools; these take none or two).
   app.route('/api/v1', toolRoutes(runtime));

@@ -26,6 +26,7 @@ export const ACTIVITY_COLUMNS = [
   'approval_id',
   'dry_run',
   'resumed',
+  'offset_ms',
 ] as const;
 
 export type ActivityRow = Record<(typeof ACTIVITY_COLUMNS)[number], string | number | null>;
@@ -47,6 +48,7 @@ export function activityRow(r: ActivityRecord & { seq: number }): ActivityRow {
     approval_id: r.approval_id ?? null,
     dry_run: r.dry_run ? 1 : 0,
     resumed: r.resumed ?? 0,
+    offset_ms: r.offset_ms ?? null,
   } as ActivityRow;
 }
 
@@ -74,5 +76,8 @@ export function activityOf(row: ActivityRow): ActivityRecord {
     approval_id: row.approval_id === null ? null : String(row.approval_id),
     ...(Number(row.dry_run) === 1 ? { dry_run: true as const } : {}),
     ...(Number(row.resumed) > 0 ? { resumed: Number(row.resumed) } : {}),
+    ...(row.offset_ms === null || row.offset_ms === undefined
+      ? {}
+      : { offset_ms: Number(row.offset_ms) }),
   };
 }

@@ -1,4 +1,4 @@
-/** @module The activity store's contract suite: every implementation (SQLite, PostgreSQL) runs it. */
+/** @module The activity store's contract suite: every implementation (SQLite, PostgreSQL, memory) runs it. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseIsoInstant } from '../util/iso-instant.ts';
 import type { ActivityQuery, ActivityRecord, ActivityStore } from './activity-store.ts';
@@ -242,6 +242,138 @@ export function activityStoreContract(name: string, open: () => Promise<OpenedSt
       await store.insert([record]);
       await store.insert([record]);
       expect((await store.list({ limit: 50, offset: 0 })).total).toBe(1);
+    });
+    it("keeps a call's offset on its execution's time axis, absent where none was kept", async () => {
+      await store.insert([
+        activityRecord({ id: '90' }),
+        activityRecord({ id: '91', parent_id: '90', kind: 'tool_call', offset_ms: 12.34 }),
+        activityRecord({ id: '92', parent_id: '90', kind: 'tool_call' }),
+      ]);
+      const [timed, untimed] = await store.children('90');
+      expect(timed?.offset_ms).toBe(12.34);
+      expect(untimed).not.toHaveProperty('offset_ms');
+      expect(await store.get('90')).not.toHaveProperty('offset_ms');
+    });
+
+    it('tallies the records of a window by hour, kind and status', async () => {
+      const at = (time: string) => `2026-12-01T${time}.000Z`;
+      await store.insert([
+        activityRecord({ id: 'a0', started_at: at('09:59:59') }),
+        activityRecord({ id: 'a1', started_at: at('10:00:00') }),
+        activityRecord({ id: 'a2', started_at: at('10:30:00'), status: 'error' }),
+        activityRecord({ id: 'a3', started_at: at('10:59:59') }),
+        activityRecord({ id: 'a4', started_at: at('11:00:00'), status: 'blocked' }),
+        ...['success', 'tool_error', 'tool_error'].map((status, i) =>
+          activityRecord({
+            id: `a5${i}`,
+            parent_id: 'a4',
+            kind: 'tool_call',
+            server: 's',
+            tool: 't',
+            status: status as ActivityRecord['status'],
+            started_at: at('11:10:00'),
+          }),
+        ),
+        // A dry run counts as an execution; its stubbed calls were never sent.
+        activityRecord({ id: 'a6', started_at: at('11:20:00'), dry_run: true }),
+        activityRecord({
+          id: 'a7',
+          parent_id: 'a6',
+          kind: 'tool_call',
+          server: 's',
+          tool: 't',
+          started_at: at('11:20:00'),
+          dry_run: true,
+        }),
+        activityRecord({ id: 'a8', started_at: at('12:00:00') }),
+      ]);
+      const { hours } = await store.overview({
+        sinceMs: Date.parse(at('10:00:00')),
+        untilMs: Date.parse(at('12:00:00')),
+        failingLimit: 10,
+      });
+      expect(hours).toEqual([
+        { hour: at('10:00:00'), kind: 'execution', status: 'error', count: 1 },
+        { hour: at('10:00:00'), kind: 'execution', status: 'success', count: 2 },
+        { hour: at('11:00:00'), kind: 'execution', status: 'blocked', count: 1 },
+        { hour: at('11:00:00'), kind: 'execution', status: 'success', count: 1 },
+        { hour: at('11:00:00'), kind: 'tool_call', status: 'success', count: 1 },
+        { hour: at('11:00:00'), kind: 'tool_call', status: 'tool_error', count: 2 },
+      ]);
+    });
+
+    it("gives each server's p50 and p95 call duration (nearest rank) over the calls let out", async () => {
+      const call = (id: string, server: string, duration_ms: number, over = {}) =>
+        activityRecord({
+          id,
+          parent_id: 'b0',
+          kind: 'tool_call',
+          server,
+          tool: 't',
+          duration_ms,
+          ...over,
+        });
+      await store.insert([
+        activityRecord({ id: 'b0' }),
+        // fast: 1..20 ms, shuffled; p50 is the 10th, p95 the 19th.
+        ...[7, 3, 20, 1, 15, 9, 12, 2, 18, 5, 11, 4, 19, 6, 14, 8, 17, 10, 16, 13].map((ms, i) =>
+          call(`b1${String(i).padStart(2, '0')}`, 'fast', ms + 0.25),
+        ),
+        call('b20', 'slow', 900.5, { status: 'error' }),
+        // Refused before dispatch, or a stub: not the server's time.
+        call('b30', 'slow', 0, { status: 'blocked' }),
+        call('b31', 'slow', 0, { status: 'rejected' }),
+        call('b32', 'slow', 0, { dry_run: true }),
+        call('b40', 'refused', 0, { status: 'blocked' }),
+        call('b50', 'outside', 5, { started_at: '2026-12-02T10:00:00.000Z' }),
+      ]);
+      const { latency } = await store.overview({
+        sinceMs: Date.parse('2026-12-01T00:00:00.000Z'),
+        untilMs: Date.parse('2026-12-02T00:00:00.000Z'),
+        failingLimit: 10,
+      });
+      expect(latency).toEqual([
+        { server: 'fast', calls: 20, p50_ms: 10.25, p95_ms: 19.25 },
+        { server: 'slow', calls: 1, p50_ms: 900.5, p95_ms: 900.5 },
+      ]);
+    });
+
+    it('lists the most failing tools first, with their calls, at most the limit', async () => {
+      const calls = (server: string, tool: string, statuses: ActivityRecord['status'][]) =>
+        statuses.map((status, i) =>
+          activityRecord({
+            id: `c-${server}-${tool}-${i}`,
+            parent_id: 'c0',
+            kind: 'tool_call',
+            server,
+            tool,
+            status,
+          }),
+        );
+      await store.insert([
+        activityRecord({ id: 'c0' }),
+        ...calls('files', 'read', ['success', 'tool_error', 'success']),
+        ...calls('files', 'write', ['error', 'tool_error', 'tool_error', 'success']),
+        ...calls('git', 'log', ['tool_error']),
+        ...calls('git', 'push', ['blocked', 'blocked']),
+        ...calls('web', 'fetch', ['success']),
+        ...calls('web', 'get', ['error']),
+      ]);
+      const window = {
+        sinceMs: Date.parse('2026-12-01T00:00:00.000Z'),
+        untilMs: Date.parse('2026-12-02T00:00:00.000Z'),
+      };
+      const { failing } = await store.overview({ ...window, failingLimit: 10 });
+      expect(failing).toEqual([
+        { server: 'files', tool: 'write', failures: 3, calls: 4 },
+        { server: 'files', tool: 'read', failures: 1, calls: 3 },
+        { server: 'git', tool: 'log', failures: 1, calls: 1 },
+        { server: 'web', tool: 'get', failures: 1, calls: 1 },
+      ]);
+      const top = await store.overview({ ...window, failingLimit: 2 });
+      expect(top.failing.map((t) => t.tool)).toEqual(['write', 'read']);
+      const empty = await store.overview({ ...window, sinceMs: window.untilMs, failingLimit: 2 });
+      expect(empty).toEqual({ hours: [], latency: [], failing: [] });
     });
   });
 }

@@ -48,6 +48,12 @@ export interface ActivityRecord {
    */
   started_at: string;
   duration_ms: number;
+  /**
+   * A tool call only (absent elsewhere and on records from before it was kept): milliseconds
+   * from its execution's start to the start of its `duration_ms`, so it ran over
+   * [offset_ms, offset_ms + duration_ms] of the execution's time axis (the waterfall).
+   */
+  offset_ms?: number;
   logs: string[];
   /** What the execution or the call answered (JSON; a string with a marker when cut). */
   response: unknown;
@@ -79,6 +85,52 @@ export interface ActivityQuery {
   search?: string;
 }
 
+/** The records an overview counts: those that started in [sinceMs, untilMs). */
+export interface OverviewWindow {
+  sinceMs: number;
+  untilMs: number;
+  /** How many of the most failing tools to return. */
+  failingLimit: number;
+}
+
+/** How many records of one kind and status started in one UTC hour. */
+export interface HourTally {
+  /** The hour's start, `YYYY-MM-DDTHH:00:00.000Z`. */
+  hour: string;
+  kind: ActivityKind;
+  status: ActivityStatus;
+  count: number;
+}
+
+/** How long one server's calls took: nearest-rank percentiles of `duration_ms`. */
+export interface ServerLatency {
+  server: string;
+  calls: number;
+  p50_ms: number;
+  p95_ms: number;
+}
+
+/** A tool whose calls failed (`tool_error` or `error`), and how many calls it had. */
+export interface FailingTool {
+  server: string;
+  tool: string;
+  failures: number;
+  calls: number;
+}
+
+/**
+ * What the dashboard's Overview charts. Dry-run calls (answered by a stub, never sent) are left
+ * out; the latencies count only calls that were let out (not `blocked` or `rejected`).
+ */
+export interface ActivityOverview {
+  /** By hour, kind, then status. */
+  hours: HourTally[];
+  /** By server name. */
+  latency: ServerLatency[];
+  /** Most failures first (then server, tool), at most `failingLimit`. */
+  failing: FailingTool[];
+}
+
 /** Activity history; asynchronous so PostgreSQL fits behind the same contract. */
 export interface ActivityStore {
   /** Writes a batch in one transaction; `seq` orders a parent's children. */
@@ -88,6 +140,8 @@ export interface ActivityStore {
   get(id: string): Promise<ActivityRecord | undefined>;
   /** A record's children, in the order they were made. */
   children(parentId: string): Promise<ActivityRecord[]>;
+  /** The aggregates of the records that started within `window` (the Overview page). */
+  overview(window: OverviewWindow): Promise<ActivityOverview>;
   /** Deletes records older than `before` and the oldest beyond `maxRecords`; returns how many. */
   trim(before: string, maxRecords: number): Promise<number>;
   /**

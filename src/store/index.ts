@@ -5,11 +5,16 @@ export {
   ACTIVITY_STATUSES,
   ACTIVITY_SURFACES,
   type ActivityKind,
+  type ActivityOverview,
   type ActivityQuery,
   type ActivityRecord,
   type ActivityStatus,
   type ActivityStore,
   type ActivitySurface,
+  type FailingTool,
+  type HourTally,
+  type OverviewWindow,
+  type ServerLatency,
 } from './activity-store.ts';
 export { type AdminKey, API_KEY_FILE, ensureAdminKey, readAdminKey } from './admin-key.ts';
 export {
@@ -36,6 +41,7 @@ export type {
   ExecutionRunStore,
   ExecutionRunWrite,
 } from './execution-run-store.ts';
+export { memoryActivityStore } from './memory-activity-store.ts';
 export { memoryApprovalStore } from './memory-approval-store.ts';
 export { memoryExecutionRunStore } from './memory-execution-run-store.ts';
 export { memoryRunJournalStore } from './memory-run-journal-store.ts';

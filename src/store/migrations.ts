@@ -294,4 +294,12 @@ export const MIGRATIONS: readonly Migration[] = [
       'ALTER TABLE activity ADD COLUMN resumed INTEGER NOT NULL DEFAULT 0',
     ],
   },
+  {
+    version: 15,
+    statements: [
+      // A tool call's start on its execution's time axis (issue 39's waterfall), in ms from the
+      // execution's start; NULL for executions and for calls recorded before.
+      'ALTER TABLE activity ADD COLUMN offset_ms DOUBLE PRECISION',
+    ],
+  },
 ];

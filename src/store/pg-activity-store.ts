@@ -1,6 +1,13 @@
 /** @module Activity history in PostgreSQL: the SQLite store's table and rows, `$n` parameters. */
 
 import { activityFilter } from './activity-filter.ts';
+import {
+  FAILING_SQL,
+  HOURS_SQL,
+  LATENCY_SQL,
+  overviewOf,
+  windowParams,
+} from './activity-overview-sql.ts';
 import { ACTIVITY_COLUMNS, type ActivityRow, activityOf, activityRow } from './activity-rows.ts';
 import type { ActivityRecord, ActivityStore } from './activity-store.ts';
 import { NOTICE_DATA_MAX_BYTES, type PgDatabase } from './pg-database.ts';
@@ -108,6 +115,16 @@ export function pgActivityStore(db: PgDatabase): ActivityStore {
         [parentId],
       );
       return rows.map(activityOf);
+    },
+    async overview(window) {
+      const range = windowParams(window);
+      type Row = Record<string, string | number | null>;
+      const [hours, latency, failing] = await Promise.all([
+        db.query<Row>(numbered(HOURS_SQL), range),
+        db.query<Row>(numbered(LATENCY_SQL), range),
+        db.query<Row>(numbered(FAILING_SQL), [...range, window.failingLimit]),
+      ]);
+      return overviewOf(hours.rows, latency.rows, failing.rows);
     },
     async trim(before, maxRecords) {
       return db.transaction(async (client) => {

@@ -1,5 +1,12 @@
 /** @module Activity history in SQLite: one table, batched inserts in one transaction. */
 import { activityFilter } from './activity-filter.ts';
+import {
+  FAILING_SQL,
+  HOURS_SQL,
+  LATENCY_SQL,
+  overviewOf,
+  windowParams,
+} from './activity-overview-sql.ts';
 import { ACTIVITY_COLUMNS, type ActivityRow, activityOf, activityRow } from './activity-rows.ts';
 import type { ActivityStore } from './activity-store.ts';
 import { ActivityWriter } from './activity-writer.ts';
@@ -26,6 +33,9 @@ export function sqliteActivityStore(db: SqliteDatabase, file?: string): Activity
     'DELETE FROM activity WHERE id IN (SELECT id FROM activity ORDER BY id LIMIT ?)',
   );
 
+  const hours = db.prepare(HOURS_SQL);
+  const latency = db.prepare(LATENCY_SQL);
+  const failing = db.prepare(FAILING_SQL);
   const relaxed = relaxedCommits(db);
   return {
     /**
@@ -54,6 +64,15 @@ export function sqliteActivityStore(db: SqliteDatabase, file?: string): Activity
     },
     async children(parentId) {
       return (byParent.all(parentId) as ActivityRow[]).map(activityOf);
+    },
+    async overview(window) {
+      const range = windowParams(window);
+      type Rows = Array<Record<string, string | number | null>>;
+      return overviewOf(
+        hours.all(...range) as Rows,
+        latency.all(...range) as Rows,
+        failing.all(...range, window.failingLimit) as Rows,
+      );
     },
     async trim(before, maxRecords) {
       let removed = deleteOld.run(before).changes;

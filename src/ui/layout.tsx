@@ -3,6 +3,7 @@ import type { Child } from 'hono/jsx';
 
 /** Navigation links, in order: path under /ui/ and the accessible name the contract fixes. */
 export const NAV_LINKS = [
+  ['overview', 'Overview'],
   ['servers', 'Servers'],
   ['tools', 'Tools'],
   ['code-tools', 'Code tools'],
@@ -12,6 +13,9 @@ export const NAV_LINKS = [
   ['tokens', 'Tokens'],
   ['scripts', 'Scripts'],
 ] as const;
+
+/** Where signing in and `/ui/` lead. */
+export const LANDING_PAGE = '/ui/overview';
 
 export type Section = (typeof NAV_LINKS)[number][0];
 
@@ -61,7 +65,7 @@ export function Page({
       <body>
         {section !== undefined && (
           <header class="top">
-            <a class="brand" href="/ui/servers">
+            <a class="brand" href={LANDING_PAGE}>
               codemux
             </a>
             <nav aria-label="Main">

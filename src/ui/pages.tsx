@@ -1,6 +1,6 @@
 /** @module The dashboard's pages, server-rendered shells whose data the client layer reads from /api/v1. */
 import { CODE_TOOL_PARAM_TYPES } from '../store/index.ts';
-import { Crumb, DialogActions, RowsTable } from './shell-pieces.tsx';
+import { ChartFigure, Crumb, DialogActions, RowsTable } from './shell-pieces.tsx';
 
 export function SignInBody({ error }: { error?: string }) {
   return (
@@ -277,6 +277,13 @@ export function ActivityRecordBody({ id }: { id: string }) {
           columns={['Started', 'Server / tool', 'Status', 'Duration']}
           body="rows"
         />
+      </section>
+      <section aria-labelledby="waterfall-title" id="waterfall" hidden>
+        <h2 id="waterfall-title">Waterfall</h2>
+        <p class="hint">
+          Each call is a bar from when it started to when it ended, on the execution's time axis.
+        </p>
+        <ChartFigure id="calls" caption="Each upstream call on a time axis" />
       </section>
       <section aria-labelledby="json-title">
         <h2 id="json-title">JSON</h2>

@@ -5,7 +5,8 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Child } from 'hono/jsx';
 import { ApprovalsBody } from './approvals-page.tsx';
 import { ASSET_MAX_AGE_S, UiAssets } from './assets.ts';
-import { Page, type Section } from './layout.tsx';
+import { LANDING_PAGE, Page, type Section } from './layout.tsx';
+import { OverviewBody } from './overview-page.tsx';
 import {
   ActivityBody,
   ActivityRecordBody,
@@ -129,7 +130,7 @@ export function uiRoutes(deps: UiDeps): Hono {
     if (!key) return signInPage(c, 'Enter the API key.', 401);
     const result = signIn(c, key);
     if (!result.ok) return signInPage(c, result.message, result.status);
-    return c.redirect('/ui/servers', 303);
+    return c.redirect(LANDING_PAGE, 303);
   });
   ui.post('/logout', (c) => {
     if (foreignPost(c)) return c.text('cross-origin sign-out refused', 403);
@@ -153,10 +154,11 @@ export function uiRoutes(deps: UiDeps): Hono {
       return c.text('sign in first', 401);
     }
     // /ui/ itself (the mount's own path is /ui): the first page.
-    if (c.req.path === '/ui/') return c.redirect('/ui/servers', 303);
+    if (c.req.path === '/ui/') return c.redirect(LANDING_PAGE, 303);
     await next();
   });
 
+  ui.get('/overview', (c) => render(c, 'Overview', 'overview', <OverviewBody />, 'overview'));
   ui.get('/servers', (c) => render(c, 'Servers', 'servers', <ServersBody />, 'servers'));
   ui.get('/servers/:name', (c) => {
     const name = c.req.param('name');

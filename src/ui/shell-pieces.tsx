@@ -1,4 +1,4 @@
-/** @module Pieces the pages' shells share: a table a page's script fills in, a dialog's buttons, the trail above a title. */
+/** @module Pieces the pages' shells share: a table a page's script fills in, a chart, a dialog's buttons, the trail above a title. */
 
 /**
  * A table whose rows the page's script fills in (its tbody has the id `body`). `hidden` names
@@ -61,5 +61,21 @@ export function Crumb({ links }: { links: Array<{ href: string; label: string }>
         </>
       ))}
     </p>
+  );
+}
+
+/**
+ * A chart: a figure named by its caption; the canvas is an image named by the script (what it
+ * shows, in a sentence), and the same numbers are a table for screen readers.
+ */
+export function ChartFigure({ id, caption }: { id: string; caption: string }) {
+  return (
+    <figure class="chart" aria-labelledby={`${id}-caption`}>
+      <figcaption id={`${id}-caption`}>{caption}</figcaption>
+      <div class="chart-box">
+        <canvas id={`${id}-chart`} role="img" aria-label={caption} />
+      </div>
+      <table id={`${id}-table`} class="visually-hidden" aria-label={`${caption} (data)`} />
+    </figure>
   );
 }

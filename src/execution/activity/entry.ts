@@ -16,6 +16,8 @@ export interface RunFacts {
   caller: Caller;
   /** Epoch milliseconds. */
   startedAt: number;
+  /** `performance.now()` at the same moment: the origin of its calls' `offset_ms`. */
+  startedPerf?: number;
   /** A code tool's name. */
   tool?: string;
   script?: string;
@@ -36,7 +38,13 @@ export function newRunFacts(
   caller: Caller,
   run?: { id: string; journal?: { resumedCount: number }; abandoned?: boolean },
 ): RunFacts {
-  const facts: RunFacts = { id: run?.id ?? sortableId(), surface, caller, startedAt: Date.now() };
+  const facts: RunFacts = {
+    id: run?.id ?? sortableId(),
+    surface,
+    caller,
+    startedAt: Date.now(),
+    startedPerf: performance.now(),
+  };
   if (run?.journal?.resumedCount) facts.resumed = run.journal.resumedCount;
   if (run) facts.abandoned = () => run.abandoned === true;
   return facts;
@@ -78,6 +86,16 @@ export function recordRun(
     ),
   );
   return facts.id;
+}
+
+/**
+ * `offset_ms` of a call: from the execution's start to the start of the call's `duration_ms`,
+ * on the monotonic clock (to the hundredth of a millisecond), so the call ran over
+ * [offset_ms, offset_ms + duration_ms] of the execution's time axis.
+ */
+function callOffset(facts: RunFacts, call: CallDetail): { offset_ms?: number } {
+  if (facts.startedPerf === undefined || call.began === undefined) return {};
+  return { offset_ms: Math.round((call.began - facts.startedPerf) * 100) / 100 };
 }
 
 export const callerLabel = (caller: Caller): string =>
@@ -142,6 +160,7 @@ export function activityRecords(
       error: code ? { code, message: call.message ?? code } : null,
       started_at: new Date(call.startedAt).toISOString(),
       duration_ms: call.entry.duration_ms,
+      ...callOffset(facts, call),
       logs: [],
       response: call.response ?? null,
       instance_id: instanceId,

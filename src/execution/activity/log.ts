@@ -1,5 +1,11 @@
 /** @module The activity history a runtime keeps: the recorder that writes and the store that reads. */
-import type { ActivityQuery, ActivityRecord, ActivityStore } from '../../store/index.ts';
+import type {
+  ActivityOverview,
+  ActivityQuery,
+  ActivityRecord,
+  ActivityStore,
+  OverviewWindow,
+} from '../../store/index.ts';
 import type { ActivityListener, ActivityRecorder } from './recorder.ts';
 
 export interface ActivityPage {
@@ -30,6 +36,12 @@ export class ActivityLog {
     const record = await this.store.get(id);
     if (!record) return undefined;
     return { ...record, children: await this.store.children(id) };
+  }
+
+  /** The aggregates of a window (the Overview page); what is still queued is written first. */
+  async overview(window: OverviewWindow): Promise<ActivityOverview> {
+    await this.recorder.flush();
+    return this.store.overview(window);
   }
 
   subscribe(listener: ActivityListener): () => void {

@@ -78,7 +78,6 @@ async function heldRun(caller: Caller = AGENT, signal?: AbortSignal) {
   );
 }
 
-
 describe('runs that outlive their request', () => {
   it('answers a fast run at once, as before', async () => {
     expect((await finalOf(await start('1 + 1'))).envelope).toEqual({ ok: true, value: 2 });

@@ -5,6 +5,7 @@ import { activityPage, activityRecordPage } from './pages/activity.ts';
 import { approvalsPage } from './pages/approvals.ts';
 import { codeToolPage } from './pages/code-tool.ts';
 import { codeToolsPage } from './pages/code-tools.ts';
+import { overviewPage } from './pages/overview.ts';
 import { playgroundPage } from './pages/playground.ts';
 import { scriptPage } from './pages/script.ts';
 import { scriptsPage } from './pages/scripts.ts';
@@ -14,6 +15,7 @@ import { toolPage } from './pages/tool.ts';
 import { toolsPage } from './pages/tools.ts';
 
 const PAGES: Record<string, (main: HTMLElement) => void | Promise<void>> = {
+  overview: overviewPage,
   servers: serversPage,
   server: serverPage,
   tools: toolsPage,

@@ -3,6 +3,7 @@ import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say, when } from '../dom.ts';
 import { outputBlock } from '../output.ts';
 import { ms } from '../run-result.ts';
+import { drawWaterfall } from '../waterfall.ts';
 
 interface ActivityRecord {
   id: string;
@@ -252,5 +253,6 @@ export async function activityRecordPage(main: HTMLElement): Promise<void> {
     (record.children ?? []).map((r) => row(r, false)),
     'No upstream calls.',
   );
+  if (record.kind === 'execution') drawWaterfall(record, record.children ?? []);
   byId('json').replaceWith(outputBlock(record, 'Record JSON'));
 }
