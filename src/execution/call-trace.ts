@@ -4,7 +4,9 @@
  * open when the execution ends are closed as CANCELLED.
  */
 import type { CallRequest } from '../sandbox/index.ts';
+import { metrics } from '../telemetry/metrics.ts';
 import { cutForActivity, cutJsonForActivity, cutText } from './activity/cut.ts';
+import { activityStatus } from './activity/status.ts';
 import type { ToolCallRecord } from './types.ts';
 
 /**
@@ -49,6 +51,16 @@ export const CANCELLED = 'CANCELLED';
 const CANCELLED_MESSAGE =
   'the execution ended before this call answered; it was cancelled (a call already sent to its server gets notifications/cancelled)';
 
+/** Counts a finished call in the metrics (telemetry/metrics.ts), with its history status. */
+function callEnded(entry: ToolCallRecord, message: string | undefined): void {
+  metrics().toolCallEnded(
+    entry.server,
+    entry.tool,
+    activityStatus(entry.code, message),
+    entry.duration_ms,
+  );
+}
+
 export class CallTrace {
   readonly toolCalls: ToolCallRecord[] = [];
   /** The same calls in the same order, with arguments and answers (for the activity history). */
@@ -90,6 +102,7 @@ export class CallTrace {
       }
       detail.response =
         answerJson === undefined ? cutForActivity(answer) : cutJsonForActivity(answer, answerJson);
+      callEnded(entry, detail.message);
     };
   }
 
@@ -101,6 +114,7 @@ export class CallTrace {
     for (const [entry, reserved] of this.unfinished) {
       entry.duration_ms = Math.round((now - reserved) * 100) / 100;
       entry.code = CANCELLED;
+      callEnded(entry, CANCELLED_MESSAGE);
     }
     this.unfinished.clear();
   }

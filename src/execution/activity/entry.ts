@@ -1,6 +1,7 @@
 /** @module Turns one finished execution and the calls it made into activity records. */
 import type { ResolvedConfig } from '../../config/index.ts';
 import type { ActivitySurface } from '../../store/index.ts';
+import { metrics } from '../../telemetry/metrics.ts';
 import { sortableId } from '../../util/sortable-id.ts';
 import type { CallDetail } from '../call-trace.ts';
 import type { Caller, Envelope } from '../types.ts';
@@ -13,6 +14,8 @@ import { activityStatus } from './status.ts';
 export interface RunFacts {
   id: string;
   surface: ActivitySurface;
+  /** Where a code tool's call came from when not over MCP (the metrics' surface; `surface` says code_tool). */
+  via?: ActivitySurface;
   caller: Caller;
   /** Epoch milliseconds. */
   startedAt: number;
@@ -66,7 +69,17 @@ export function recordRun(
   durationMs: number,
   calls: readonly CallDetail[],
 ): string | undefined {
-  if (!activityIdFor(recorder, config, facts) || facts.abandoned?.()) return undefined;
+  if (facts.abandoned?.()) return undefined;
+  metrics().executionEnded({
+    surface: facts.surface,
+    via: facts.via,
+    status: activityStatus(
+      envelope.ok ? undefined : envelope.error.code,
+      envelope.ok ? '' : envelope.error.message,
+    ),
+    durationMs,
+  });
+  if (!activityIdFor(recorder, config, facts)) return undefined;
   recorder!.record(
     activityRecords(
       facts,
