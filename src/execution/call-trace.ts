@@ -51,14 +51,16 @@ export const CANCELLED = 'CANCELLED';
 const CANCELLED_MESSAGE =
   'the execution ended before this call answered; it was cancelled (a call already sent to its server gets notifications/cancelled)';
 
-/** Counts a finished call in the metrics (telemetry/metrics.ts), with its history status. */
+/** Counts a finished call in the metrics (telemetry/metrics.ts) with its history status; nothing is computed while they are off. */
 function callEnded(entry: ToolCallRecord, message: string | undefined): void {
-  metrics().toolCallEnded(
-    entry.server,
-    entry.tool,
-    activityStatus(entry.code, message),
-    entry.duration_ms,
-  );
+  const sink = metrics();
+  if (sink.on)
+    sink.toolCallEnded(
+      entry.server,
+      entry.tool,
+      activityStatus(entry.code, message),
+      entry.duration_ms,
+    );
 }
 
 export class CallTrace {

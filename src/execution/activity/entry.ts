@@ -57,6 +57,19 @@ export function activityIdFor(
   return recorder && config.activity.enabled ? facts.id : undefined;
 }
 
+/** Counts an ended execution in the metrics (telemetry/metrics.ts); nothing is computed while they are off. */
+function countRun(facts: RunFacts, envelope: Envelope, durationMs: number): void {
+  const sink = metrics();
+  if (!sink.on) return;
+  const error = envelope.ok ? undefined : envelope.error;
+  sink.executionEnded({
+    surface: facts.surface,
+    via: facts.via,
+    status: activityStatus(error?.code, error?.message),
+    durationMs,
+  });
+}
+
 /**
  * Queues a finished execution and its calls when the history is on (`activity_enabled`);
  * returns the execution's record id, or undefined when nothing was recorded.
@@ -70,15 +83,7 @@ export function recordRun(
   calls: readonly CallDetail[],
 ): string | undefined {
   if (facts.abandoned?.()) return undefined;
-  metrics().executionEnded({
-    surface: facts.surface,
-    via: facts.via,
-    status: activityStatus(
-      envelope.ok ? undefined : envelope.error.code,
-      envelope.ok ? '' : envelope.error.message,
-    ),
-    durationMs,
-  });
+  countRun(facts, envelope, durationMs);
   if (!activityIdFor(recorder, config, facts)) return undefined;
   recorder!.record(
     activityRecords(
