@@ -176,24 +176,48 @@ describe('Prometheus metrics, scraped by a real Prometheus', () => {
   });
 
   it('counts executions by surface, dialect and status, and their upstream calls', async () => {
+    await g.rest('POST', '/api/v1/code-tools', { name: 'two' });
+    await g.rest('PUT', '/api/v1/code-tools/two', { code: '2' });
     // At once: the type checker's worker starts while the others run.
     const codemode = await adminClient(g, '/mcp/codemode');
-    const [ok, failed, toolError, typed, answer] = await Promise.all([
+    const [ok, failed, toolError, typed, answer, tool, cli] = await Promise.all([
       exec({ code: "call_tool('fixture', 'echo', {message: 'hi'}); 1" }),
       exec({ code: "throw new Error('on purpose')" }),
       exec({ code: "call_tool('fixture', 'fail', {}).ok" }),
       exec({ code: 'const n: number = 2; n', language: 'typescript' }),
       codemode.callTool({ name: 'execute', arguments: { code: 'return 1' } }),
+      g.rest('POST', '/api/v1/code-tools/two/run', { arguments: {} }),
+      // The CLI names itself when it goes through the gateway.
+      g.rest(
+        'POST',
+        '/api/v1/code/exec',
+        { code: '3' },
+        {
+          'x-api-key': KEY,
+          'content-type': 'application/json',
+          'x-codemux-surface': 'cli',
+        },
+      ),
     ]).finally(() => codemode.close());
     expect(ok.ok).toBe(true);
     expect(failed.error.code).toBe('RUNTIME_ERROR');
     expect(toolError.value).toBe(false);
     expect(typed.value).toBe(2);
     expect(answer.isError).toBeFalsy();
+    expect(tool.json.value).toBe(2);
+    expect(cli.json.value).toBe(3);
 
     const rest = 'codemux_executions_total{surface="rest",dialect="code_execution"';
     expect(await settled(`${rest},status="success"}`, (v) => v >= 3)).toBe(3);
     expect(await settled(`${rest},status="error"}`, (v) => v >= 1)).toBe(1);
+    await settled(
+      'codemux_executions_total{surface="rest",dialect="code_tool",status="success"}',
+      (v) => v === 1,
+    );
+    await settled(
+      'codemux_executions_total{surface="cli",dialect="code_execution",status="success"}',
+      (v) => v === 1,
+    );
     await settled(
       'codemux_executions_total{surface="mcp",dialect="execute",status="success"}',
       (v) => v >= 1,
