@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { metrics, startMetrics, stopMetrics } from './metrics.ts';
 
@@ -20,5 +23,32 @@ describe('metrics()', () => {
     expect(text).toContain(
       'codemux_executions_total{surface="rest",dialect="code_execution",status="blocked"} 1',
     );
+  });
+});
+
+describe('with metrics off', () => {
+  const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const sources = (dir: string): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) return sources(full);
+      return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.test.ts') ? [full] : [];
+    });
+
+  it('nothing loads prom-client: only metrics-live.ts imports it, and only startMetrics() imports that', () => {
+    const importers = (pattern: RegExp) =>
+      sources(SRC)
+        .filter((file) => pattern.test(fs.readFileSync(file, 'utf8')))
+        .map((file) => path.relative(SRC, file));
+    expect(importers(/from 'prom-client'|import\('prom-client'\)/)).toEqual([
+      path.join('telemetry', 'metrics-live.ts'),
+    ]);
+    // A type-only import would be erased; a value import would load it with its importer.
+    expect(
+      importers(/from '\.\/metrics-live\.ts'|from '\.\.\/telemetry\/metrics-live\.ts'/),
+    ).toEqual([]);
+    expect(importers(/import\('\.\/metrics-live\.ts'\)/)).toEqual([
+      path.join('telemetry', 'metrics.ts'),
+    ]);
   });
 });
