@@ -11,7 +11,7 @@ import type { Runs } from './runs/runs.ts';
 export interface SourceParts {
   registry: UpstreamRegistry;
   approvals: Approvals;
-  runs: () => Runs;
+  runs: Runs;
   sandbox: SandboxPool;
 }
 
@@ -36,7 +36,7 @@ export function metricsSources(parts: SourceParts): MetricsSources {
       return names.has(tool);
     },
     approvalsPending: () => parts.approvals.pendingCount,
-    runningExecutions: () => parts.runs().running,
+    runningExecutions: () => parts.runs.running,
     sandboxWorkers: () => parts.sandbox.workerStates(),
   };
 }

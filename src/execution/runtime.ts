@@ -230,7 +230,7 @@ export function createRuntime(
     logger,
   });
   // The gauges read this runtime at each scrape (a no-op while metrics are off).
-  metrics().watch(metricsSources({ registry, approvals, runs: () => runs, sandbox }));
+  metrics().watch(metricsSources({ registry, approvals, runs, sandbox }));
   const execute = new CodeModeService(deps);
   const codeTools = options.codeToolStore
     ? new CodeTools(options.codeToolStore, current)
