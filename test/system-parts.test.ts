@@ -8,7 +8,14 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers.ts';
 import { partValue, startPart } from './setup/provided.ts';
-import { CHROMIUM, chromiumPath, POSTGRES_ROOT, postgresBinDir } from './system-parts.ts';
+import {
+  CHROMIUM,
+  chromiumPath,
+  POSTGRES_ROOT,
+  PROMETHEUS,
+  postgresBinDir,
+  prometheusPath,
+} from './system-parts.ts';
 
 /** The error `fn` throws. */
 function thrown(fn: () => unknown): Error {
@@ -25,6 +32,14 @@ describe('a missing system part', () => {
     const error = thrown(() => chromiumPath('/nonexistent/chromium'));
     expect(error.message).toBe(
       'Chromium not found at /nonexistent/chromium: install it with `apt-get install -y chromium` (see README, Testing)',
+    );
+    expect(error.stack).toBe(error.message);
+  });
+
+  it('fails the test with one line saying how to install Prometheus', () => {
+    const error = thrown(() => prometheusPath('/nonexistent/prometheus'));
+    expect(error.message).toBe(
+      'Prometheus not found at /nonexistent/prometheus: install it with `apt-get install -y prometheus` (see README, Testing)',
     );
     expect(error.stack).toBe(error.message);
   });
@@ -68,8 +83,11 @@ describe('the README and .ci/run', () => {
     for (const text of [testing, ci]) {
       expect(text).toContain(CHROMIUM);
       expect(text).toContain(`${POSTGRES_ROOT}/*/bin/initdb`);
+      expect(text).toContain(PROMETHEUS);
     }
-    expect(testing).toContain('apt-get install -y chromium postgresql');
-    expect(ci).toMatch(/missing\+=\(chromium\)[\s\S]*missing\+=\(postgresql\)/);
+    expect(testing).toContain('apt-get install -y chromium postgresql prometheus');
+    expect(ci).toMatch(
+      /missing\+=\(chromium\)[\s\S]*missing\+=\(postgresql\)[\s\S]*missing\+=\(prometheus\)/,
+    );
   });
 });

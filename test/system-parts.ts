@@ -7,6 +7,8 @@ import path from 'node:path';
 
 /** The Chromium the dashboard tests drive (playwright-core downloads no browser). */
 export const CHROMIUM = '/usr/bin/chromium';
+/** The Prometheus the metrics tests start to scrape the gateway. */
+export const PROMETHEUS = '/usr/bin/prometheus';
 /** Where Debian's PostgreSQL packages put each version's binaries (`<version>/bin/initdb`). */
 export const POSTGRES_ROOT = '/usr/lib/postgresql';
 
@@ -22,6 +24,13 @@ export function missingPart(what: string, install: string): Error {
 export function chromiumPath(file = CHROMIUM): string {
   if (!fs.existsSync(file))
     throw missingPart(`Chromium not found at ${file}`, 'apt-get install -y chromium');
+  return file;
+}
+
+/** `file` when Prometheus is there; else throws the one line saying how to install it. */
+export function prometheusPath(file = PROMETHEUS): string {
+  if (!fs.existsSync(file))
+    throw missingPart(`Prometheus not found at ${file}`, 'apt-get install -y prometheus');
   return file;
 }
 

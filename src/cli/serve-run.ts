@@ -3,6 +3,7 @@ import { ConfigFile, logFormatFrom, logLevelFrom, watchConfig } from '../config/
 import { createRuntime, policyCounts, policyCountsText } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
 import { ensureAdminKey } from '../store/index.ts';
+import { startMetrics } from '../telemetry/metrics.ts';
 import type { ServerStatus } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { CliError } from './cli-error.ts';
@@ -48,6 +49,8 @@ export async function runServe(flags: ServeFlags): Promise<void> {
       'cluster_max_concurrent_requests needs database_url (PostgreSQL); it has no effect on SQLite',
     );
   }
+  // Before the runtime, which tells the metrics where their gauges read (telemetry.metrics).
+  if (config.telemetry.metrics) await startMetrics();
   const runtime = createRuntime(config, logger, {
     live: true,
     warmWorkers: 2,

@@ -32,6 +32,7 @@ export type {
   PolicyRule,
   ResolvedConfig,
   ServerConfig,
+  TelemetryConfig,
   ToolPolicy,
   UpstreamOAuthConfig,
   UpstreamProtocol,

@@ -349,6 +349,10 @@ function resolveKnown(
       maxRecords: user.activity_max_records ?? DEFAULT_ACTIVITY_MAX_RECORDS,
       redactKeys: user.activity_redact_keys ?? DEFAULT_ACTIVITY_REDACT_KEYS,
     },
+    telemetry: {
+      metrics: user.telemetry?.metrics ?? true,
+      metricsAuth: user.telemetry?.metrics_auth ?? user.metrics_auth ?? true,
+    },
     instanceId: user.instance_id ?? GENERATED_INSTANCE_ID,
     servers,
   };

@@ -331,6 +331,17 @@ export const userConfigSchema = z.object({
       { error: 'must be an object' },
     )
     .optional(),
+  telemetry: z
+    .object(
+      {
+        metrics: z.boolean({ error: 'must be true or false' }).optional(),
+        metrics_auth: z.boolean({ error: 'must be true or false' }).optional(),
+      },
+      { error: 'must be an object like {"metrics": true} (all fields optional)' },
+    )
+    .optional(),
+  /** The same setting as `telemetry.metrics_auth` (DESIGN.md writes it bare). */
+  metrics_auth: z.boolean({ error: 'must be true or false' }).optional(),
   mcpServers: z
     .union([z.array(z.unknown()), z.record(z.string(), z.unknown())], {
       error: 'must be an array of servers or an object of servers keyed by name',

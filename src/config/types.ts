@@ -115,6 +115,14 @@ export interface ToolkitConfig {
   tools: string[];
 }
 
+/** `telemetry`, resolved: every field set. */
+export interface TelemetryConfig {
+  /** `/metrics` served and counters kept (`telemetry.metrics`; read at start). */
+  metrics: boolean;
+  /** `/metrics` asks for the admin key (`telemetry.metrics_auth`, or a top-level `metrics_auth`). */
+  metricsAuth: boolean;
+}
+
 export interface ResolvedConfig {
   /** Absolute path of the config file, or undefined for a config built in memory. */
   path?: string;
@@ -159,6 +167,8 @@ export interface ResolvedConfig {
     /** Keys whose values the history stores as "[redacted]" (`activity_redact_keys`). */
     redactKeys: readonly string[];
   };
+  /** `telemetry`: what codemux exports about itself (docs/observability.md). */
+  telemetry: TelemetryConfig;
   /** This gateway's name in records and session ids (`instance_id`, generated when absent). */
   instanceId: string;
   servers: ServerConfig[];

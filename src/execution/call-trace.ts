@@ -4,7 +4,9 @@
  * open when the execution ends are closed as CANCELLED.
  */
 import type { CallRequest } from '../sandbox/index.ts';
+import { metrics } from '../telemetry/metrics.ts';
 import { cutForActivity, cutJsonForActivity, cutText } from './activity/cut.ts';
+import { activityStatus } from './activity/status.ts';
 import type { ToolCallRecord } from './types.ts';
 
 /**
@@ -54,6 +56,18 @@ export const CANCELLED = 'CANCELLED';
 const CANCELLED_MESSAGE =
   'the execution ended before this call answered; it was cancelled (a call already sent to its server gets notifications/cancelled)';
 
+/** Counts a finished call in the metrics (telemetry/metrics.ts) with its history status; nothing is computed while they are off. */
+function callEnded(entry: ToolCallRecord, message: string | undefined): void {
+  const sink = metrics();
+  if (sink.on)
+    sink.toolCallEnded(
+      entry.server,
+      entry.tool,
+      activityStatus(entry.code, message),
+      entry.duration_ms,
+    );
+}
+
 export class CallTrace {
   readonly toolCalls: ToolCallRecord[] = [];
   /** The same calls in the same order, with arguments and answers (for the activity history). */
@@ -96,6 +110,7 @@ export class CallTrace {
       }
       detail.response =
         answerJson === undefined ? cutForActivity(answer) : cutJsonForActivity(answer, answerJson);
+      callEnded(entry, detail.message);
     };
   }
 
@@ -111,6 +126,7 @@ export class CallTrace {
     for (const [entry, reserved] of this.unfinished) {
       entry.duration_ms = Math.round((now - reserved) * 100) / 100;
       entry.code = CANCELLED;
+      callEnded(entry, CANCELLED_MESSAGE);
     }
     this.unfinished.clear();
   }

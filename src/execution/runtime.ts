@@ -16,6 +16,7 @@ import {
   type RunJournalStore,
   type ToolPinStore,
 } from '../store/index.ts';
+import { metrics } from '../telemetry/metrics.ts';
 import {
   TYPECHECK_DEFAULTS,
   TypeChecker,
@@ -30,6 +31,7 @@ import { ActivityRecorder } from './activity/recorder.ts';
 import { catalogEntries } from './catalog-entries.ts';
 import { CodeModeService } from './code-mode-service.ts';
 import { DrainingExecutor } from './drain.ts';
+import { metricsSources } from './metrics-sources.ts';
 import { Approvals } from './policy/approvals.ts';
 import { HeldRuns } from './policy/held-runs.ts';
 import { resumeRun } from './runs/resume-run.ts';
@@ -142,14 +144,13 @@ export function createRuntime(
     logger,
     options.toolPinStore,
   );
-  const pool = new DrainingExecutor(
-    new SandboxPool({
-      size: config.codeExecution.poolSize,
-      warm: options.warmWorkers,
-      memoryLimitBytes: config.codeExecution.memoryLimitMb * 1_048_576,
-      engine: { onWarning: (message) => logger.warn(message) },
-    }),
-  );
+  const sandbox = new SandboxPool({
+    size: config.codeExecution.poolSize,
+    warm: options.warmWorkers,
+    memoryLimitBytes: config.codeExecution.memoryLimitMb * 1_048_576,
+    engine: { onWarning: (message) => logger.warn(message) },
+  });
+  const pool = new DrainingExecutor(sandbox);
   const current = () => config;
   const catalog = new Catalog({
     entries: () => catalogEntries(registry, pins),
@@ -228,6 +229,8 @@ export function createRuntime(
     ...(options.runJournalStore ? { journals: options.runJournalStore } : {}),
     logger,
   });
+  // The gauges read this runtime at each scrape (a no-op while metrics are off).
+  metrics().watch(metricsSources({ registry, approvals, runs, sandbox }));
   const execute = new CodeModeService(deps);
   const codeTools = options.codeToolStore
     ? new CodeTools(options.codeToolStore, current)

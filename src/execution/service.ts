@@ -52,6 +52,8 @@ export interface ExecutionServiceDeps extends TypecheckDeps, SandboxRunDeps {
 export interface RunOptions {
   /** The surface recorded in the activity history (default `mcp`). */
   surface?: ActivitySurface;
+  /** A code tool's call that did not come over MCP: where it came from (the metrics' surface). */
+  via?: ActivitySurface;
   /** Upstream calls are judged, recorded and answered by a stub instead of being sent. */
   dryRun?: boolean;
   /** The caller's own client or terminal: asked first when a call needs approval. */
@@ -241,6 +243,7 @@ export class ExecutionService {
     options: Omit<RunOptions, 'surface' | 'dryRun'> = {},
   ): Promise<ExecutionResult> {
     const facts = newRunFacts('code_tool', caller, options.run);
+    if (options.via) facts.via = options.via;
     facts.tool = tool.name;
     facts.code = tool.code;
     facts.language = 'javascript';

@@ -15,6 +15,7 @@ import { codeToolRoutes } from './code-tools-routes.ts';
 import { executionRoutes } from './execution-routes.ts';
 import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
+import { METRICS_PATH, metricsRoute } from './metrics-route.ts';
 import { oauthCallback, oauthRoutes } from './oauth-routes.ts';
 import { overviewRoutes } from './overview-routes.ts';
 import { pinRoutes } from './pin-routes.ts';
@@ -209,6 +210,8 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
     '/api/v1/activity',
     activityRoutes(() => (runtime.config().activity.enabled ? runtime.activity : undefined)),
   );
+
+  app.get(METRICS_PATH, metricsRoute(runtime, auth));
 
   app.notFound((c) => restError(c, 404, 'NOT_FOUND', `no route for ${c.req.method} ${c.req.path}`));
 

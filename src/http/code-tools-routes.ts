@@ -3,6 +3,7 @@ import { type Context, Hono } from 'hono';
 import type { Outcome } from '../codetools/index.ts';
 import type { Runtime } from '../execution/index.ts';
 import { restError } from './rest-error.ts';
+import { surfaceOf } from './run-answer.ts';
 import { statusFor } from './status.ts';
 import type { GatewayEnv } from './types.ts';
 
@@ -119,6 +120,7 @@ export function codeToolRoutes(runtime: Runtime): Hono<GatewayEnv> {
       found.value,
       request.arguments ?? {},
       c.get('caller'),
+      { via: surfaceOf(c) },
     );
     // Arguments that do not fit the params are bad input here, as the page's Test form sends them.
     const badArgs = !result.envelope.ok && result.envelope.error.code === 'INVALID_ARGS';

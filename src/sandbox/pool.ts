@@ -135,6 +135,19 @@ export class SandboxPool implements SandboxExecutor {
     return [...this.workers].map((w) => w.engineMode);
   }
 
+  /** Live workers by state: starting, idle, busy (running a program), held (its program waits). */
+  workerStates(): { starting: number; idle: number; busy: number; held: number } {
+    const counts = { starting: 0, idle: 0, busy: 0, held: 0 };
+    for (const worker of this.workers) {
+      if (!worker.alive) continue;
+      if (worker.held) counts.held++;
+      else if (worker.busy) counts.busy++;
+      else if (worker.engineMode === undefined) counts.starting++;
+      else counts.idle++;
+    }
+    return counts;
+  }
+
   /** An idle worker, preferring one whose next instance is already prepared. */
   private idleWorker(): PoolWorker | undefined {
     let idle: PoolWorker | undefined;

@@ -9,6 +9,7 @@
  * on the event loop.
  */
 import { Worker } from 'node:worker_threads';
+import { metrics } from '../telemetry/metrics.ts';
 import type { Logger } from '../util/logger.ts';
 import type { CheckMessage, ScopeInput, TypeDiagnostic, WorkerToHost } from './protocol.ts';
 
@@ -124,7 +125,8 @@ export class TypeChecker {
   private servedSerial = 0;
   /** The worker is up and taking checks (waits are timed only then). */
   private warm = false;
-  private current: (Pending & { timer: NodeJS.Timeout }) | undefined;
+  /** The check in the worker; `sentAt` (performance.now()) times it for the metrics. */
+  private current: (Pending & { timer: NodeJS.Timeout; sentAt: number }) | undefined;
   private readonly scopesSent = new Set<string>();
   private nextId = 1;
   private stopped = false;
@@ -339,7 +341,7 @@ export class TypeChecker {
       this.finishCurrent(abandonedResult(`it ran longer than ${this.options.timeoutMs} ms`));
       void this.terminate().then(() => this.pump());
     }, this.options.timeoutMs + STOP_GRACE_MS);
-    this.current = { ...pending, sentScope: withScope, timer };
+    this.current = { ...pending, sentScope: withScope, timer, sentAt: performance.now() };
     this.worker!.postMessage(message);
   }
 
@@ -378,6 +380,7 @@ export class TypeChecker {
     if (!current) return;
     clearTimeout(current.timer);
     this.current = undefined;
+    metrics().typecheckEnded(performance.now() - current.sentAt);
     current.resolve(result);
   }
 

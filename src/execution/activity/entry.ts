@@ -1,6 +1,7 @@
 /** @module Turns one finished execution and the calls it made into activity records. */
 import type { ResolvedConfig } from '../../config/index.ts';
 import type { ActivitySurface } from '../../store/index.ts';
+import { metrics } from '../../telemetry/metrics.ts';
 import { sortableId } from '../../util/sortable-id.ts';
 import type { CallDetail } from '../call-trace.ts';
 import type { Caller, Envelope } from '../types.ts';
@@ -13,6 +14,8 @@ import { activityStatus } from './status.ts';
 export interface RunFacts {
   id: string;
   surface: ActivitySurface;
+  /** Where a code tool's call came from when not over MCP (the metrics' surface; `surface` says code_tool). */
+  via?: ActivitySurface;
   caller: Caller;
   /** Epoch milliseconds. */
   startedAt: number;
@@ -62,6 +65,19 @@ export function activityIdFor(
   return recorder && config.activity.enabled ? facts.id : undefined;
 }
 
+/** Counts an ended execution in the metrics (telemetry/metrics.ts); nothing is computed while they are off. */
+function countRun(facts: RunFacts, envelope: Envelope, durationMs: number): void {
+  const sink = metrics();
+  if (!sink.on) return;
+  const error = envelope.ok ? undefined : envelope.error;
+  sink.executionEnded({
+    surface: facts.surface,
+    via: facts.via,
+    status: activityStatus(error?.code, error?.message),
+    durationMs,
+  });
+}
+
 /**
  * Queues a finished execution and its calls when the history is on (`activity_enabled`);
  * returns the execution's record id, or undefined when nothing was recorded.
@@ -74,7 +90,9 @@ export function recordRun(
   durationMs: number,
   calls: readonly CallDetail[],
 ): string | undefined {
-  if (!activityIdFor(recorder, config, facts) || facts.abandoned?.()) return undefined;
+  if (facts.abandoned?.()) return undefined;
+  countRun(facts, envelope, durationMs);
+  if (!activityIdFor(recorder, config, facts)) return undefined;
   recorder!.record(
     activityRecords(
       facts,

@@ -13,6 +13,7 @@ import {
   type ApprovalStore,
   memoryApprovalStore,
 } from '../../store/index.ts';
+import { metrics } from '../../telemetry/metrics.ts';
 import { canonicalJson } from '../../util/canonical-json.ts';
 import type { Logger } from '../../util/logger.ts';
 import { sortableId } from '../../util/sortable-id.ts';
@@ -221,6 +222,7 @@ export class Approvals implements ApprovalDesk {
   ) {
     const outcome = await this.store.decide(id, status, by, at);
     if (outcome.outcome === 'decided') {
+      metrics().approvalDecided(status, by);
       this.waiters.get(id)?.settle(outcome.approval);
       this.events.emit('approval', outcome.approval);
     } else if (outcome.outcome === 'already') {
