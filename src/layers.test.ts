@@ -19,6 +19,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['sandbox'],
   ['upstream'],
   ['store'],
+  ['telemetry'],
   ['config'],
   ['util'],
   ['errors'],

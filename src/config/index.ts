@@ -33,6 +33,7 @@ export type {
   ResolvedConfig,
   ServerConfig,
   ToolPolicy,
+  TracesConfig,
   UpstreamOAuthConfig,
   UpstreamProtocol,
 } from './types.ts';
