@@ -312,6 +312,25 @@ export const userConfigSchema = z.object({
     )
     .optional(),
   shutdown_grace_ms: intIn(0, MAX_SHUTDOWN_GRACE_MS).optional(),
+  telemetry: z
+    .object(
+      {
+        otlp_endpoint: z
+          .url({
+            protocol: /^https?$/,
+            error:
+              'must be an http(s) URL: the OpenTelemetry collector\'s OTLP/HTTP base, like "http://127.0.0.1:4318"',
+          })
+          .optional(),
+        sample_ratio: z
+          .number({ error: 'must be a number from 0 to 1 (the share of traces recorded)' })
+          .min(0, { error: 'must be a number from 0 to 1 (the share of traces recorded)' })
+          .max(1, { error: 'must be a number from 0 to 1 (the share of traces recorded)' })
+          .optional(),
+      },
+      { error: 'must be an object with otlp_endpoint and sample_ratio (all optional)' },
+    )
+    .optional(),
   code_mode: z
     .object(
       {
