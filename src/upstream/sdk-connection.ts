@@ -372,6 +372,21 @@ export class SdkConnection implements UpstreamConnection {
     ]);
   }
 
+  /** One tools/call request; the SDK's own tools/call parse would drop a `__proto__` key (see rawResultSchema). */
+  private request(
+    client: Client,
+    tool: string,
+    args: Record<string, unknown>,
+    meta: { _meta: Record<string, string> } | undefined,
+    options: CallOptions,
+  ) {
+    return client.request(
+      { method: 'tools/call', params: { name: tool, arguments: args, ...meta } },
+      this.resultSchema!,
+      { signal: options.signal, timeout: options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS },
+    );
+  }
+
   async callTool(
     tool: string,
     args: Record<string, unknown>,
@@ -384,24 +399,10 @@ export class SdkConnection implements UpstreamConnection {
     const span = options.span?.recording ? options.span : undefined;
     const meta = span ? { _meta: { ...this.callMeta?._meta, ...span.meta() } } : this.callMeta;
     try {
-      // The SDK's own tools/call parse would drop a `__proto__` key (see rawResultSchema).
-      const request = () =>
-        client.request(
-          {
-            method: 'tools/call',
-            params: {
-              name: tool,
-              arguments: args,
-              ...meta,
-            },
-          },
-          this.resultSchema!,
-          {
-            signal: options.signal,
-            timeout: options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS,
-          },
-        );
-      const result = (await (span ? tracing().within(span, request) : request())) as CallToolResult;
+      const sent = span
+        ? tracing().within(span, () => this.request(client, tool, args, meta, options))
+        : this.request(client, tool, args, meta, options);
+      const result = (await sent) as CallToolResult;
       checkStructuredContent(tool, this.outputSchemas.get(tool), result);
       if (this.client === client) this.failuresInARow = 0;
       return result;
