@@ -136,9 +136,10 @@ describe('traces over OTLP/HTTP', () => {
   let remote: RunningServer;
   let gw: RunningGateway;
   let client: Client;
+  let endpoint: string;
 
   beforeAll(async () => {
-    const endpoint = await receiver.start();
+    endpoint = await receiver.start();
     remote = await startListening(
       [path.join(ROOT, 'test', 'fixtures', 'traced-http-server.mjs')],
       'traced HTTP fixture',
@@ -200,6 +201,9 @@ describe('traces over OTLP/HTTP', () => {
     expect(server.attributes['jsonrpc.request.id']).toEqual(expect.any(String));
     expect(server.attributes['mcp.protocol.version']).toEqual(expect.any(String));
     expect(server.status.code ?? 0).not.toBe(ERROR);
+    expect(gw.output()).toContain(
+      `  traces                 ${endpoint}/v1/traces (OTLP/HTTP, from "telemetry.otlp_endpoint" in`,
+    );
     expect(server.resource).toMatchObject({
       'service.name': 'codemux',
       'service.instance.id': 'traces-test',

@@ -4,7 +4,7 @@ import { ConfigFile, logFormatFrom, logLevelFrom, watchConfig } from '../config/
 import { createRuntime, policyCounts, policyCountsText } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
 import { ensureAdminKey } from '../store/index.ts';
-import { startTracing, stopTracing, traceLogFields } from '../telemetry/index.ts';
+import { shownEndpoint, startTracing, stopTracing, traceLogFields } from '../telemetry/index.ts';
 import type { ServerStatus } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { CliError } from './cli-error.ts';
@@ -157,6 +157,11 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   if (config.databaseUrl) {
     say(
       `  instance               ${config.instanceId}, sharing PostgreSQL (${config.databaseUrlSource})`,
+    );
+  }
+  if (config.traces) {
+    say(
+      `  traces                 ${shownEndpoint(config.traces.endpoint)} (OTLP/HTTP, from ${config.traces.endpointSource})`,
     );
   }
   say(

@@ -1,5 +1,6 @@
 /** @module Telemetry: traces (tracing.ts, the contract; otel-tracing.ts, loaded only when on). */
 export { startTracing, stopTracing, traceLogFields } from './start-tracing.ts';
+export { shownEndpoint } from './trace-endpoint.ts';
 export {
   APPROVAL_SPAN,
   ATTR,

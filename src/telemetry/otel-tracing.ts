@@ -32,6 +32,7 @@ import {
 import type { TracesConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { BoundedProcessor, CountingExporter, DeliveryCount } from './trace-delivery.ts';
+import { shownEndpoint } from './trace-endpoint.ts';
 import { ATTR, EXECUTE_TOOL_OPERATION, TOOLS_CALL } from './trace-names.ts';
 import {
   NO_SPAN,
@@ -76,12 +77,6 @@ class OtelSpan implements TraceSpan {
     propagation.inject(this.context, carrier);
     return carrier;
   }
-}
-
-/** Where a failed export is reported: the endpoint without any credentials in its URL. */
-function shownEndpoint(endpoint: string): string {
-  const url = new URL(endpoint);
-  return `${url.origin}${url.pathname}`;
 }
 
 /** Header access for propagation into a fetch `Headers`. */

@@ -5,6 +5,7 @@
  */
 import type { ResolvedConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
+import { shownEndpoint } from './trace-endpoint.ts';
 import { NO_TRACING, type Tracing, tracing, useTracing } from './tracing.ts';
 
 /** Starts tracing as `config.traces` says; the Tracing in use (NO_TRACING when off). */
@@ -16,7 +17,7 @@ export async function startTracing(config: ResolvedConfig, logger: Logger): Prom
   useTracing(started);
   logger.info(
     {
-      endpoint: traces.endpoint,
+      endpoint: shownEndpoint(traces.endpoint),
       from: traces.endpointSource,
       sample_ratio: traces.sampleRatio,
       service: traces.serviceName,
