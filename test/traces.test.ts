@@ -326,6 +326,24 @@ describe('traces over OTLP/HTTP', () => {
     expect(span.attributes['gen_ai.tool.name']).toBe('execute');
   });
 
+  it('marks a failed tools/call: tool_error for an isError answer, the JSON-RPC code for a refusal', async () => {
+    const failed = await client.callTool({
+      name: 'code_execution',
+      arguments: { code: "throw new Error('boom')" },
+    });
+    expect(failed.isError).toBe(true);
+    const span = await receiver.serverSpan('codemux.execution_id', structured(failed).activity_id);
+    expect(span.status.code).toBe(ERROR);
+    expect(span.attributes['error.type']).toBe('tool_error');
+
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow();
+    const refused = await until('the refused call span', async () =>
+      receiver.spans.find((s) => s.name === 'tools/call' && s.attributes['error.type']),
+    );
+    expect(refused.attributes['error.type']).toBe('-32602');
+    expect(refused.attributes['gen_ai.tool.name']).toBeUndefined();
+  });
+
   it('makes each approval wait a span of the execution, and its log line carries the trace ids', async () => {
     const calling = client.callTool({
       name: 'code_execution',
