@@ -1,8 +1,10 @@
 /** @module Runs `codemux serve`: the gateway (MCP over HTTP, REST), with live upstreams and a watched config. */
+import { TRACE_FLUSH_MS } from '../config/defaults.ts';
 import { ConfigFile, logFormatFrom, logLevelFrom, watchConfig } from '../config/index.ts';
 import { createRuntime, policyCounts, policyCountsText } from '../execution/index.ts';
 import { HttpGateway, VERSION } from '../http/index.ts';
 import { ensureAdminKey } from '../store/index.ts';
+import { shownEndpoint, startTracing, stopTracing, traceLogFields } from '../telemetry/index.ts';
 import { startMetrics } from '../telemetry/metrics.ts';
 import type { ServerStatus } from '../upstream/index.ts';
 import { createLogger } from '../util/logger.ts';
@@ -29,7 +31,14 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   const config = loadConfigOrExit(flags);
   if (!config) return;
   const file = config.path!;
-  const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
+  // With traces on, each line written inside a span carries its trace_id and span_id.
+  const logger = createLogger(
+    logLevelFrom(flags.logLevel, 'info'),
+    logFormatFrom(flags.logFormat),
+    config.traces ? traceLogFields : undefined,
+  );
+  // Before anything connects: upstream HTTP requests carry the span's traceparent header.
+  await startTracing(config, logger);
   const key = ensureAdminKey(config);
   const store = await openStoreOrExit(config, { activityWriter: true });
   const oauth = oauthOf(store, config);
@@ -108,6 +117,8 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     // Upstreams (those still starting too) end while the last responses go out.
     await Promise.all([runtime.stop(), gateway.flush(RESPONSE_FLUSH_MS)]);
     await gateway.stop();
+    // Every span has ended: the last ones are sent, within a bounded wait.
+    await stopTracing(TRACE_FLUSH_MS);
     await store.close();
     process.exit(0);
   };
@@ -127,6 +138,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
         : `codemux: cannot listen on ${config.listen}: ${(error as Error).message}; ${change}\n`,
     );
     await runtime.stop();
+    await stopTracing(TRACE_FLUSH_MS);
     await store.close();
     process.exitCode = EXIT_FAILED;
     return;
@@ -148,6 +160,11 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   if (config.databaseUrl) {
     say(
       `  instance               ${config.instanceId}, sharing PostgreSQL (${config.databaseUrlSource})`,
+    );
+  }
+  if (config.traces) {
+    say(
+      `  traces                 ${shownEndpoint(config.traces.endpoint)} (OTLP/HTTP, from ${config.traces.endpointSource})`,
     );
   }
   say(

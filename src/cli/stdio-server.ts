@@ -5,10 +5,12 @@
  */
 import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { TRACE_FLUSH_MS } from '../config/defaults.ts';
 import { logFormatFrom, logLevelFrom } from '../config/index.ts';
 import { createRuntime } from '../execution/index.ts';
 import { createGenerationServer } from '../mcp/generation-server.ts';
 import { GenerationStdioTransport } from '../mcp/generation-stdio-transport.ts';
+import { startTracing, stopTracing, traceLogFields } from '../telemetry/index.ts';
 import { createLogger } from '../util/logger.ts';
 import { loadConfigOrExit } from './load-config.ts';
 
@@ -22,9 +24,15 @@ export interface StdioFlags {
 
 /** Serves MCP on stdio until stdin closes or a signal arrives. */
 export async function runStdio(flags: StdioFlags): Promise<void> {
-  const logger = createLogger(logLevelFrom(flags.logLevel, 'info'), logFormatFrom(flags.logFormat));
   const config = loadConfigOrExit(flags);
   if (!config) return;
+  // With traces on, each line written inside a span carries its trace_id and span_id.
+  const logger = createLogger(
+    logLevelFrom(flags.logLevel, 'info'),
+    logFormatFrom(flags.logFormat),
+    config.traces ? traceLogFields : undefined,
+  );
+  await startTracing(config, logger);
   // The store records activity on both dialects; code tools are served on the default one.
   const { oauthOf, openStoreOrExit } = await import('./open-store.ts');
   const store = await openStoreOrExit(config, { activityWriter: true });
@@ -61,6 +69,7 @@ export async function runStdio(flags: StdioFlags): Promise<void> {
     logger.info({ why }, 'codemux stdio stopping');
     await connection?.close().catch(() => {});
     await runtime.stop();
+    await stopTracing(TRACE_FLUSH_MS);
     await store.close();
     process.exit(0);
   };

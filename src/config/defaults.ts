@@ -284,3 +284,23 @@ export const MAX_JOURNAL_ENTRIES = 100_000;
  * code_execution_max_result_bytes.
  */
 export const MAX_JOURNAL_BYTES = 64 * 1_048_576;
+
+/** `service.name` of the spans codemux exports (OTEL_SERVICE_NAME overrides it). */
+export const DEFAULT_TRACE_SERVICE_NAME = 'codemux';
+/** `telemetry.sample_ratio`: the share of new traces recorded (a caller's sampled flag is kept). */
+export const DEFAULT_TRACE_SAMPLE_RATIO = 1;
+/** Where an OTLP/HTTP collector takes spans, below its base URL (`telemetry.otlp_endpoint`). */
+export const OTLP_TRACES_PATH = '/v1/traces';
+/**
+ * Ended spans waiting for export at most: past it a span is dropped and counted, so an
+ * unreachable collector costs a bounded amount of memory and never slows a request.
+ */
+export const TRACE_QUEUE_SPANS = 2_048;
+/** Spans sent in one OTLP export request at most. */
+export const TRACE_BATCH_SPANS = 512;
+/** How long ended spans wait before an export is sent anyway. */
+export const TRACE_EXPORT_DELAY_MS = 1_000;
+/** One OTLP export request may take this long before it fails (its spans are dropped and counted). */
+export const TRACE_EXPORT_TIMEOUT_MS = 10_000;
+/** On shutdown, how long the last spans may take to be sent before the process exits anyway. */
+export const TRACE_FLUSH_MS = 2_000;

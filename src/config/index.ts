@@ -34,6 +34,7 @@ export type {
   ServerConfig,
   TelemetryConfig,
   ToolPolicy,
+  TracesConfig,
   UpstreamOAuthConfig,
   UpstreamProtocol,
 } from './types.ts';

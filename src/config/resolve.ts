@@ -41,6 +41,7 @@ import {
 } from './defaults.ts';
 import { CONFIG_DIR_VARIABLE, expandServerEnv, expandTopLevelEnv } from './expand-env.ts';
 import { type UserServerConfig, userConfigSchema, userServerSchema } from './schema.ts';
+import { resolveTraces } from './traces-config.ts';
 import type {
   ResolvedConfig,
   ServerConfig,
@@ -354,6 +355,7 @@ function resolveKnown(
       metricsAuth: user.telemetry?.metrics_auth ?? user.metrics_auth ?? true,
     },
     instanceId: user.instance_id ?? GENERATED_INSTANCE_ID,
+    traces: resolveTraces(user.telemetry, env, source),
     servers,
   };
 }

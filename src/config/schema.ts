@@ -312,6 +312,30 @@ export const userConfigSchema = z.object({
     )
     .optional(),
   shutdown_grace_ms: intIn(0, MAX_SHUTDOWN_GRACE_MS).optional(),
+  telemetry: z
+    .object(
+      {
+        metrics: z.boolean({ error: 'must be true or false' }).optional(),
+        metrics_auth: z.boolean({ error: 'must be true or false' }).optional(),
+        otlp_endpoint: z
+          .url({
+            protocol: /^https?$/,
+            error:
+              'must be an http(s) URL: the OpenTelemetry collector\'s OTLP/HTTP base, like "http://127.0.0.1:4318"',
+          })
+          .optional(),
+        sample_ratio: z
+          .number({ error: 'must be a number from 0 to 1 (the share of traces recorded)' })
+          .min(0, { error: 'must be a number from 0 to 1 (the share of traces recorded)' })
+          .max(1, { error: 'must be a number from 0 to 1 (the share of traces recorded)' })
+          .optional(),
+      },
+      {
+        error:
+          'must be an object with metrics, metrics_auth, otlp_endpoint and sample_ratio (all optional)',
+      },
+    )
+    .optional(),
   code_mode: z
     .object(
       {
@@ -329,15 +353,6 @@ export const userConfigSchema = z.object({
           .optional(),
       },
       { error: 'must be an object' },
-    )
-    .optional(),
-  telemetry: z
-    .object(
-      {
-        metrics: z.boolean({ error: 'must be true or false' }).optional(),
-        metrics_auth: z.boolean({ error: 'must be true or false' }).optional(),
-      },
-      { error: 'must be an object like {"metrics": true} (all fields optional)' },
     )
     .optional(),
   /** The same setting as `telemetry.metrics_auth` (DESIGN.md writes it bare). */

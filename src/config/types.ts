@@ -108,6 +108,18 @@ export interface ToolPolicy {
   maxPendingPerCaller: number;
 }
 
+/** OpenTelemetry traces (`telemetry.otlp_endpoint` or the OTEL_EXPORTER_OTLP_* variables): on when present. */
+export interface TracesConfig {
+  /** The URL spans are sent to (OTLP/HTTP, `.../v1/traces`). */
+  endpoint: string;
+  /** Where the endpoint came from, for messages: `"telemetry.otlp_endpoint" in FILE` or the variable. */
+  endpointSource: string;
+  /** The share of new traces recorded (`telemetry.sample_ratio`, 0-1); a caller's sampled flag is kept. */
+  sampleRatio: number;
+  /** `service.name`: codemux, or OTEL_SERVICE_NAME. */
+  serviceName: string;
+}
+
 export interface ToolkitConfig {
   name: string;
   description: string;
@@ -171,6 +183,8 @@ export interface ResolvedConfig {
   telemetry: TelemetryConfig;
   /** This gateway's name in records and session ids (`instance_id`, generated when absent). */
   instanceId: string;
+  /** OpenTelemetry traces; absent = off (nothing is loaded). */
+  traces?: TracesConfig;
   servers: ServerConfig[];
   /** Unknown or ignored keys, one line each, for the commands to print on stderr. */
   warnings: string[];

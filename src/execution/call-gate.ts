@@ -15,6 +15,7 @@ import type {
   LogLevel,
   RunClock,
 } from '../sandbox/index.ts';
+import type { TraceSpan } from '../telemetry/index.ts';
 import { type CallOutcome, ConcurrencyLimiter, type UpstreamRegistry } from '../upstream/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { CallBudget } from './call-budget.ts';
@@ -66,6 +67,8 @@ export interface GateOptions {
   onLog?: (line: string) => void;
   /** The run's journal (code_execution_durable): calls and catalog reads go through it. */
   journal?: RunJournal;
+  /** The run's span (traces on): each call sent is a CLIENT span under it. */
+  span?: TraceSpan;
 }
 
 type Refusal = { code: string; message: string };
@@ -151,6 +154,7 @@ export class CallGate implements JobBridge {
           1,
           this.options.deadlineMs + (this.options.policy?.pausedMs ?? 0) - Date.now(),
         ),
+        span: this.options.span,
       });
       return outcome.ok
         ? outcome

@@ -243,6 +243,7 @@ export class CodeModeService {
       waitMs: config.codeExecution.typecheckWaitMs,
       // Arion's programs do not say their language: JavaScript-style ones get JavaScript semantics.
       detectJavascript: true,
+      span: run.options.run?.span,
     });
     const found = await refusingFindings(check);
     if (found) {

@@ -78,6 +78,7 @@ export async function runInSandbox(
     policy: spec.policy,
     ...(spec.watch ? { onLog: (line: string) => spec.watch!.logged(line) } : {}),
     ...(spec.watch?.journal ? { journal: spec.watch.journal } : {}),
+    span: spec.watch?.span,
   });
   spec.watch?.attach(gate);
   const journal = spec.watch?.journal;

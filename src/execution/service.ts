@@ -187,6 +187,7 @@ export class ExecutionService {
       dialect: 'code_execution',
       caller,
       waitMs: settings.typecheckWaitMs,
+      span: options.run?.span,
     });
     const refused = await refusingFindings(check);
     if (refused) return refusal(typeError(refused), started, refused.diagnostics);

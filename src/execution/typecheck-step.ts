@@ -10,6 +10,7 @@
 import type { Catalog, DeclarationDialect } from '../catalog/index.ts';
 import type { TypecheckMode } from '../config/defaults.ts';
 import type { Language } from '../sandbox/index.ts';
+import { type TraceSpan, TYPECHECK_SPAN, tracing } from '../telemetry/index.ts';
 import {
   abandonedResult,
   type CheckResult,
@@ -39,6 +40,8 @@ export interface ProgramFacts {
   waitMs: number;
   /** The language is not stated (`execute`): no TypeScript syntax means JavaScript semantics. */
   detectJavascript?: boolean;
+  /** The run's span (traces on): the check is a span under it, until its result or its drop. */
+  span?: TraceSpan;
 }
 
 /** A check under way, and what its findings do. */
@@ -66,6 +69,7 @@ export function startTypecheck(deps: TypecheckDeps, facts: ProgramFacts): Progra
   }
   const scope = deps.catalog.declarations(facts.allowedServers, facts.dialect);
   const answered = new AbortController();
+  const span = tracing().child(facts.span, TYPECHECK_SPAN);
   const result = deps.typecheck.check({
     scopeKey: scope.key,
     scope: scope.source,
@@ -77,6 +81,13 @@ export function startTypecheck(deps: TypecheckDeps, facts: ProgramFacts): Progra
     ...(facts.mode === 'error' ? { waitMs: facts.waitMs } : {}),
     signal: answered.signal,
   });
+  if (span.recording) {
+    // A check that could not finish (abandoned: its wait, its bounds, its drop) failed.
+    void result.then(
+      (found) => span.end(found.abandoned ? 'abandoned' : undefined),
+      () => span.end('failed'),
+    );
+  }
   return {
     mode: facts.mode,
     result,

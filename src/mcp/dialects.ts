@@ -24,6 +24,7 @@ import {
   startCodeTool,
   startExecute,
 } from '../execution/index.ts';
+import type { TraceSpan } from '../telemetry/index.ts';
 import {
   CODE_EXECUTION_TOOL,
   codeExecutionTool,
@@ -73,6 +74,8 @@ export interface DialectCall {
   progress?: (message: string) => void;
   /** An MCP task: the run is kept from its start and the call answers at once (tasks/). */
   keep?: boolean;
+  /** The call's SERVER span (traces on, tool-call-span.ts): the run it starts is its child. */
+  span?: TraceSpan;
 }
 
 /** The tools `caller` sees on `dialect`, in a stable order (code_execution or execute first, code tools by name). */
@@ -116,8 +119,8 @@ export async function runDialectTool(
   params: ToolsCallParams,
   call: DialectCall,
 ): Promise<DialectOutcome> {
-  const { caller, channel, signal, progress, keep } = call;
-  const request: RunCallRequest = { channel, signal, progress, keep };
+  const { caller, channel, signal, progress, keep, span } = call;
+  const request: RunCallRequest = { channel, signal, progress, keep, span };
   const args = params.arguments;
   if (dialect === 'codemode') {
     if (params.name !== EXECUTE_TOOL)

@@ -7,17 +7,21 @@
  * request gets the upstream log lines that arrive while it runs.
  */
 import {
+  type CallToolRequest,
   CLIENT_CAPABILITIES_META_KEY,
   type ClientCapabilities,
   type McpRequestContext,
   MissingRequiredClientCapabilityError,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   type Server,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { TOOLS_LIST_TTL_MS } from '../config/defaults.ts';
 import { RpcError } from '../errors/index.ts';
 import { type CallerChannel, channelOpen, type Runtime } from '../execution/index.ts';
+import { NO_SPAN, type TraceSpan, tracing } from '../telemetry/index.ts';
 import { elicitationChannel, progressChannel } from './approval-channel.ts';
 import { callerOf } from './caller.ts';
 import {
@@ -48,6 +52,7 @@ import {
   TASKS_EXTENSION,
   TASKS_EXTENSION_CAPABILITY,
 } from './tasks/tasks-extension.ts';
+import { toolCallSpan, traced } from './tool-call-span.ts';
 import { type ToolsCallParams, toolsCallParams } from './tools-call.ts';
 import { forwardLogsDuring, forwardUpstreamLogs, type LogTarget } from './upstream-logs.ts';
 
@@ -85,17 +90,38 @@ export function createGenerationServer(
   });
   const approvalTimeout = () => runtime.config().toolPolicy.approvalTimeoutMs;
   const elicitationOpen = () => channelOpen(runtime.config(), 'elicitation');
-  const call = (params: ToolsCallParams, channel: CallerChannel, signal?: AbortSignal) =>
+  const call = (
+    params: ToolsCallParams,
+    channel: CallerChannel,
+    span: TraceSpan,
+    signal?: AbortSignal,
+  ) =>
     protocolErrors(() =>
       callDialectTool(runtime, dialect, params, {
         caller,
         channel,
         signal,
         progress: channel.progress,
+        span,
       }),
     );
   registerTasks(server, runtime, caller, context.era);
-  server.setRequestHandler('tools/call', async (request, ctx) => {
+  server.setRequestHandler('tools/call', (request, ctx) => {
+    const span = tracing().enabled
+      ? toolCallSpan(runtime, dialect, {
+          name: String(request.params?.name),
+          meta: ctx.mcpReq._meta,
+          envelope: ctx.mcpReq.envelope,
+          header: (name) => ctx.http?.req?.headers.get(name),
+          sessionId: ctx.sessionId,
+          protocolVersion: versionOf(ctx.mcpReq.envelope) ?? server.getNegotiatedProtocolVersion(),
+          requestId: ctx.mcpReq.id,
+        })
+      : NO_SPAN;
+    return traced(span, () => answerToolsCall(request, ctx, span));
+  });
+  /** One tools/call: asked of its client, held, or run as a task, as its era and capabilities say. */
+  const answerToolsCall = async (request: CallToolRequest, ctx: ServerContext, span: TraceSpan) => {
     const progress = progressChannel(
       ctx.mcpReq._meta?.progressToken,
       ctx.mcpReq.notify as (n: unknown) => Promise<void>,
@@ -116,7 +142,7 @@ export function createGenerationServer(
       const notify = (task: Record<string, unknown>) =>
         server.notification({ method: 'notifications/tasks/status', params: task } as never);
       return (await protocolErrors(() =>
-        legacyCreateTask(runtime, dialect, params, { caller, channel: {} }, notify),
+        legacyCreateTask(runtime, dialect, params, { caller, channel: {}, span }, notify),
       )) as never;
     }
     if (context.era === 'modern' && negotiatesTasks(capabilities)) {
@@ -125,6 +151,7 @@ export function createGenerationServer(
           caller,
           channel: {},
           signal: ctx.mcpReq.signal,
+          span,
         }),
       )) as never;
     }
@@ -132,7 +159,7 @@ export function createGenerationServer(
       // Asked with input_required: the program is held in place, the retry carries the answer.
       return (await forwardLogsDuring(runtime, caller, ctx.mcpReq.log, () =>
         callWithInputRequired(runtime, params, ctx, caller, (held, signal) =>
-          call(params, { ...progress, ...held }, signal),
+          call(params, { ...progress, ...held }, span, signal),
         ),
       )) as never;
     }
@@ -149,11 +176,17 @@ export function createGenerationServer(
           )
         : {}),
     };
-    const run = () => call(params, channel, ctx.mcpReq.signal);
+    const run = () => call(params, channel, span, ctx.mcpReq.signal);
     if (context.era === 'legacy') return (await run()) as never;
     return (await forwardLogsDuring(runtime, caller, ctx.mcpReq.log, run)) as never;
-  });
+  };
   return server;
+}
+
+/** The protocol version a 2026-07-28 request's envelope claims. */
+function versionOf(envelope: unknown): string | undefined {
+  const version = (envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+  return typeof version === 'string' ? version : undefined;
 }
 
 /** Runs `handler`, turning codemux's RpcError into the SDK's ProtocolError (code, message and data kept). */

@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { RpcError } from '../errors/index.ts';
 import { ADMIN, type Caller, channelOpen, type Runtime } from '../execution/index.ts';
+import { NO_SPAN, tracing } from '../telemetry/index.ts';
 import { mcpApprovalChannel } from './approval-channel.ts';
 import { callerOf } from './caller.ts';
 import {
@@ -32,7 +33,8 @@ import {
   legacyListTasks,
   legacyTaskResult,
 } from './tasks/legacy-tasks.ts';
-import { onToolsCall } from './tools-call.ts';
+import { toolCallSpan, traced } from './tool-call-span.ts';
+import { onToolsCall, type ToolsCallExtra } from './tools-call.ts';
 import { forwardUpstreamLogs } from './upstream-logs.ts';
 
 /** A new MCP server of `dialect` bound to `runtime` for `caller` (whose upstream logs it forwards). */
@@ -52,29 +54,42 @@ export function createDialectServer(
   const elicitationOpen = () => channelOpen(runtime.config(), 'elicitation');
   const notifyStatus = (params: Record<string, unknown>) =>
     server.notification({ method: 'notifications/tasks/status', params } as never);
-  onToolsCall(server, (params, extra, raw) =>
-    protocolErrors(async () => {
-      const channel = mcpApprovalChannel(server, extra, approvalTimeout, elicitationOpen);
-      const call = {
-        caller: callerOf(extra),
-        channel,
-        signal: extra.signal,
-        closeSSEStream: extra.closeSSEStream,
-        progress: channel.progress,
-      };
-      // A task's run outlives this request: no one is asked on it, approvals wait for REST,
-      // the dashboard or the CLI (the task shows input_required meanwhile).
-      if (asksForTask(raw))
-        return legacyCreateTask(
-          runtime,
-          dialect,
-          params,
-          { caller: call.caller, channel: {} },
-          notifyStatus,
-        );
-      return callDialectTool(runtime, dialect, params, call);
-    }, false),
-  );
+  onToolsCall(server, (params, extra, raw) => {
+    const span = tracing().enabled
+      ? toolCallSpan(runtime, dialect, {
+          name: params.name,
+          meta: (raw as { _meta?: unknown } | undefined)?._meta,
+          header: (name) => headerOf(extra, name),
+          sessionId: extra.sessionId,
+          protocolVersion: headerOf(extra, 'mcp-protocol-version'),
+          requestId: extra.requestId,
+        })
+      : NO_SPAN;
+    return traced(span, () =>
+      protocolErrors(async () => {
+        const channel = mcpApprovalChannel(server, extra, approvalTimeout, elicitationOpen);
+        const call = {
+          caller: callerOf(extra),
+          channel,
+          signal: extra.signal,
+          closeSSEStream: extra.closeSSEStream,
+          progress: channel.progress,
+          span,
+        };
+        // A task's run outlives this request: no one is asked on it, approvals wait for REST,
+        // the dashboard or the CLI (the task shows input_required meanwhile).
+        if (asksForTask(raw))
+          return legacyCreateTask(
+            runtime,
+            dialect,
+            params,
+            { caller: call.caller, channel: {}, span },
+            notifyStatus,
+          );
+        return callDialectTool(runtime, dialect, params, call);
+      }, false),
+    );
+  });
   server.setRequestHandler(GetTaskRequestSchema, (request, extra) =>
     protocolErrors(() => legacyGetTask(runtime, callerOf(extra), request.params) as never),
   );
@@ -90,6 +105,12 @@ export function createDialectServer(
     protocolErrors(() => legacyCancelTask(runtime, callerOf(extra), request.params) as never),
   );
   return server;
+}
+
+/** One header of the HTTP request that carried a call (the SDK lower-cases their names). */
+function headerOf(extra: ToolsCallExtra, name: string): string | undefined {
+  const value = extra.requestInfo?.headers?.[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /**

@@ -29,6 +29,10 @@ export type ToolsCallExtra = {
   authInfo?: { extra?: Record<string, unknown> };
   closeSSEStream?: () => void;
   requestId?: string | number;
+  /** The MCP session (Streamable HTTP). */
+  sessionId?: string;
+  /** The HTTP request's headers (lower-case names), on HTTP transports. */
+  requestInfo?: { headers?: Record<string, string | string[] | undefined> };
   signal?: AbortSignal;
   _meta?: { progressToken?: string | number };
   sendNotification?: (notification: ServerNotification) => Promise<void>;

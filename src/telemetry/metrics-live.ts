@@ -15,6 +15,7 @@ import {
   UPSTREAM_STATES,
   WORKER_STATES,
 } from './metrics-labels.ts';
+import { tracing } from './tracing.ts';
 
 /** An execution: from a few milliseconds to code_execution_timeout_ms's 600 s at most. */
 const EXECUTION_BUCKETS_SECONDS = [
@@ -111,6 +112,17 @@ export class LiveMetrics implements Metrics {
       collect() {
         const counts = metrics.sources?.sandboxWorkers();
         for (const state of WORKER_STATES) this.set({ state }, counts?.[state] ?? 0);
+      },
+    });
+    let droppedBefore = 0;
+    new Counter({
+      name: 'codemux_telemetry_spans_dropped_total',
+      help: 'Trace spans dropped: the export queue full, an export failed, or unsent at shutdown',
+      registers: [this.registry],
+      collect() {
+        const dropped = tracing().droppedSpans();
+        if (dropped > droppedBefore) this.inc(dropped - droppedBefore);
+        droppedBefore = dropped;
       },
     });
     collectDefaultMetrics({ register: this.registry });

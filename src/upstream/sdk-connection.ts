@@ -13,11 +13,12 @@ import {
   UPSTREAM_STDIO_PROBE_TIMEOUT_MS,
 } from '../config/defaults.ts';
 import type { ServerConfig } from '../config/index.ts';
+import { tracing } from '../telemetry/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { UPSTREAM_ERROR_EXCERPT_BYTES } from './call-failure.ts';
 import { GuardedTransport } from './guarded-transport.ts';
 import { NeedsAuthError } from './oauth/needs-auth.ts';
-import type { UpstreamAuth } from './oauth/types.ts';
+import type { FetchLike, UpstreamAuth } from './oauth/types.ts';
 import { boundedOutputValidators, checkStructuredContent } from './output-validators.ts';
 import type { StopSchedule } from './process-reaper.ts';
 import { type SdkModules, sdkModules } from './sdk-modules.ts';
@@ -111,7 +112,7 @@ export class SdkConnection implements UpstreamConnection {
     const { StreamableHTTPClientTransport, SSEClientTransport } = sdk;
     const s = this.server;
     const requestInit = { headers: s.headers };
-    const fetch = this.auth?.fetch;
+    const fetch = tracing().enabled ? tracedFetch(this.auth?.fetch) : this.auth?.fetch;
     if (s.protocol === 'http')
       return new StreamableHTTPClientTransport(new URL(s.url!), { requestInit, fetch });
     if (s.protocol === 'sse')
@@ -371,6 +372,21 @@ export class SdkConnection implements UpstreamConnection {
     ]);
   }
 
+  /** One tools/call request; the SDK's own tools/call parse would drop a `__proto__` key (see rawResultSchema). */
+  private request(
+    client: Client,
+    tool: string,
+    args: Record<string, unknown>,
+    meta: { _meta: Record<string, string> } | undefined,
+    options: CallOptions,
+  ) {
+    return client.request(
+      { method: 'tools/call', params: { name: tool, arguments: args, ...meta } },
+      this.resultSchema!,
+      { signal: options.signal, timeout: options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS },
+    );
+  }
+
   async callTool(
     tool: string,
     args: Record<string, unknown>,
@@ -378,23 +394,15 @@ export class SdkConnection implements UpstreamConnection {
   ): Promise<CallToolResult> {
     const client = this.client;
     if (!client) throw new Error(`server '${this.name}' is not connected`);
+    // The call's span, when traced: its context rides in `_meta` (and, over HTTP, the
+    // traceparent header tracedFetch writes while the span is active).
+    const span = options.span?.recording ? options.span : undefined;
+    const meta = span ? { _meta: { ...this.callMeta?._meta, ...span.meta() } } : this.callMeta;
     try {
-      // The SDK's own tools/call parse would drop a `__proto__` key (see rawResultSchema).
-      const result = (await client.request(
-        {
-          method: 'tools/call',
-          params: {
-            name: tool,
-            arguments: args,
-            ...this.callMeta,
-          },
-        },
-        this.resultSchema!,
-        {
-          signal: options.signal,
-          timeout: options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS,
-        },
-      )) as CallToolResult;
+      const sent = span
+        ? tracing().within(span, () => this.request(client, tool, args, meta, options))
+        : this.request(client, tool, args, meta, options);
+      const result = (await sent) as CallToolResult;
       checkStructuredContent(tool, this.outputSchemas.get(tool), result);
       if (this.client === client) this.failuresInARow = 0;
       return result;
@@ -404,4 +412,18 @@ export class SdkConnection implements UpstreamConnection {
       throw error;
     }
   }
+}
+
+/**
+ * An HTTP upstream's fetch that carries the active span's W3C context in a `traceparent`
+ * header (its tools/call requests run with their CLIENT span active). Installed only when
+ * tracing is on (the gateway turns it on before it connects anything).
+ */
+function tracedFetch(base: FetchLike | undefined): FetchLike {
+  const send: FetchLike = base ?? ((url, init) => globalThis.fetch(url, init));
+  return (url, init) => {
+    const headers = new Headers(init?.headers);
+    tracing().inject(headers);
+    return send(url, { ...init, headers });
+  };
 }

@@ -1,5 +1,6 @@
 /** @module Sending one admitted call: a slot here, a cluster slot, the call, its outcome (its result masked of the server's credentials). */
 import type { ServerConfig } from '../config/index.ts';
+import { TOOL_ERROR, tracing } from '../telemetry/index.ts';
 import { cancelled, failedCall, minDefined } from './call-failure.ts';
 import { needsSignInMessage } from './oauth/needs-auth.ts';
 import type { Entry } from './registry-entry.ts';
@@ -15,8 +16,33 @@ function clusterSlot(config: ServerConfig, slots: ClusterSlots | undefined, sign
   return slots.acquire(config.name, limit, { queueSize: config.queueSize, signal });
 }
 
-/** Sends `tool` to the entry's connected server; never throws. */
+/**
+ * Sends `tool` to the entry's connected server; never throws. Under a span, the call is a
+ * CLIENT span of its own (the wait for a slot included), failed with the outcome's code, or
+ * `tool_error` for a result that says `isError`.
+ */
 export async function sendCall(
+  entry: Entry,
+  clusterSlots: ClusterSlots | undefined,
+  tool: string,
+  args: Record<string, unknown>,
+  options: CallOptions,
+): Promise<CallOutcome> {
+  if (!options.span?.recording) return send(entry, clusterSlots, tool, args, options);
+  const span = tracing().upstreamCall(options.span, {
+    server: entry.config.name,
+    tool,
+    protocolVersion: entry.connection.protocolVersion,
+    transport: entry.config.protocol === 'stdio' ? 'pipe' : 'tcp',
+  });
+  const outcome = await tracing().within(span, () =>
+    send(entry, clusterSlots, tool, args, { ...options, span }),
+  );
+  span.end(outcome.ok ? (outcome.result.isError === true ? TOOL_ERROR : undefined) : outcome.code);
+  return outcome;
+}
+
+async function send(
   entry: Entry,
   clusterSlots: ClusterSlots | undefined,
   tool: string,
@@ -57,6 +83,7 @@ export async function sendCall(
     const result = await entry.connection.callTool(tool, args, {
       signal: options.signal,
       timeoutMs,
+      span: options.span,
     });
     // The one place a result comes back: every surface (envelope, activity, REST, MCP) gets it masked.
     return { ok: true, result: maskResult(result, entry.journal.secrets) };

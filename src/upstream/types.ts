@@ -1,5 +1,6 @@
 /** @module The upstream contract: one MCP server connection, and the outcome of a call. */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { TraceSpan } from '../telemetry/index.ts';
 
 export interface ToolInfo {
   name: string;
@@ -14,6 +15,11 @@ export interface ToolInfo {
 export interface CallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;
+  /**
+   * The span the call is made under: the registry starts the call's CLIENT span as its child,
+   * and the connection carries that span's context to the server (`_meta`, HTTP headers).
+   */
+  span?: TraceSpan;
 }
 
 /**

@@ -32,13 +32,20 @@ export function textLine(json: string): string {
   return `${clock} ${name} ${msg ?? ''}${fields ? ` ${fields}` : ''}\n`;
 }
 
-/** A logger writing to stderr at `level`: JSON lines, or readable lines with format `text`. */
-export function createLogger(level: string, format: LogFormat = 'json'): Logger {
+/** Fields added to every log line when it is written (the active span's trace ids, say). */
+export type LogMixin = () => Record<string, unknown>;
+
+/**
+ * A logger writing to stderr at `level`: JSON lines, or readable lines with format `text`;
+ * `mixin`'s fields join each line (and its child loggers' lines).
+ */
+export function createLogger(level: string, format: LogFormat = 'json', mixin?: LogMixin): Logger {
+  const options = { level, base: undefined, ...(mixin ? { mixin } : {}) };
   if (format === 'text') {
     const stream = { write: (line: string) => process.stderr.write(textLine(line)) };
-    return pino({ level, base: undefined }, stream);
+    return pino(options, stream);
   }
-  return pino({ level, base: undefined }, pino.destination({ fd: 2, sync: true }));
+  return pino(options, pino.destination({ fd: 2, sync: true }));
 }
 
 /** A logger that drops everything (tests, embedding). */

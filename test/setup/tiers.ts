@@ -15,6 +15,7 @@ const SRC_WITH_PROCESSES = [
   'src/execution/service.test.ts',
   'src/scripts/resolve.test.ts',
   'src/store/secret-key.test.ts',
+  'src/telemetry/otel-tracing.test.ts',
   'src/upstream/oauth/refresher.test.ts',
   'src/upstream/registry.test.ts',
   'src/upstream/sdk-connection.test.ts',

@@ -4,6 +4,7 @@
  */
 import type { ResolvedConfig } from '../../config/index.ts';
 import type { CallRequest, RunClock } from '../../sandbox/index.ts';
+import { APPROVAL_SPAN, ATTR, type TraceSpan, tracing } from '../../telemetry/index.ts';
 import type { ToolInfo, UpstreamRegistry } from '../../upstream/index.ts';
 import { callerLabel, type RunFacts } from '../activity/entry.ts';
 import type { RunJournal } from '../runs/run-journal.ts';
@@ -47,8 +48,13 @@ export interface CallPolicyOptions {
     signal?: AbortSignal;
     /** A dry run never asks: an `ask` call goes on to the dry run's stub. */
     dryRun?: boolean;
+    /** The run: each approval wait is a span under its span (traces on). */
+    run?: { readonly span?: TraceSpan };
   };
 }
+
+/** How a held call ends: the approval to send it under, or a refusal (of an approval, when one was made). */
+export type HoldResult = { approvalId: string } | { refusal: Refusal; approvalId?: string };
 
 /** What the policy says before dispatch: refuse, hold for a decision, or nothing (send it). */
 export type PolicyStep = { refusal: Refusal } | { ask: PolicyVerdict } | undefined;
@@ -141,13 +147,24 @@ export class CallPolicy {
   /**
    * Holds an `ask` call until it is decided: the approval's id to send it, or a refusal. A
    * journaled run (interaction `at`) journals the approval it waits on, and a resumed one waits
-   * again on the approval its earlier life was waiting on.
+   * again on the approval its earlier life was waiting on. Traced, the wait is a span of the run.
    */
-  async hold(
+  async hold(request: CallRequest, verdict: PolicyVerdict, at?: number): Promise<HoldResult> {
+    const span = tracing().child(this.options.run.run?.span, APPROVAL_SPAN);
+    if (!span.recording) return this.holdUntraced(request, verdict, at);
+    span.set(ATTR.server, request.server);
+    span.set(ATTR.tool, request.tool);
+    const held = await tracing().within(span, () => this.holdUntraced(request, verdict, at));
+    if (held.approvalId) span.set(ATTR.approvalId, held.approvalId);
+    span.end('refusal' in held ? held.refusal.code : undefined);
+    return held;
+  }
+
+  private async holdUntraced(
     request: CallRequest,
     verdict: PolicyVerdict,
     at?: number,
-  ): Promise<{ approvalId: string } | { refusal: Refusal }> {
+  ): Promise<HoldResult> {
     const { approvals, config, facts } = this.options;
     const name = `${request.server}.${request.tool}`;
     if (!approvals) {
@@ -194,7 +211,12 @@ export class CallPolicy {
                 ? journalingChannel(this.options.run.channel, (id) => journal.held(at!, id))
                 : this.options.run.channel,
             );
-      if (!outcome.ok) return { refusal: { code: outcome.code, message: outcome.message } };
+      if (!outcome.ok) {
+        return {
+          refusal: { code: outcome.code, message: outcome.message },
+          approvalId: outcome.approval?.id,
+        };
+      }
       // A decision is bound to the arguments it was shown: these, byte for byte in canonical form.
       if (argsDigest(request.args) !== outcome.approval.args_sha256) {
         return {

@@ -4,6 +4,7 @@
  * while it goes on (the approvals it waits for, its console lines, its calls so far); and how
  * it ended, kept for whoever waits on it.
  */
+import type { TraceSpan } from '../../telemetry/index.ts';
 import { abortReason } from '../../util/abort-reason.ts';
 import type { CallerChannel } from '../policy/types.ts';
 import type { ErrorBody, ToolCallRecord } from '../types.ts';
@@ -61,6 +62,11 @@ export interface RunControl {
   readonly journal?: RunJournal;
   /** True once the run was left to a restart (its instance stopped): it is not recorded here. */
   readonly abandoned?: boolean;
+  /**
+   * The span of the tools/call that started it (traces on): its upstream calls, type check and
+   * approval waits are its children, carried explicitly (worker messages lose async context).
+   */
+  readonly span?: TraceSpan;
 }
 
 /** Something a waiter hears: a new console line, an approval awaited or no longer, or the end. */
@@ -76,6 +82,7 @@ export class LiveRun<T = unknown> implements RunControl {
   journal?: RunJournal;
   /** Left to a restart (the instance stops): its end is neither kept nor recorded here. */
   abandoned = false;
+  span?: TraceSpan;
   end?: RunEnd<T>;
   endedAt?: number;
   private view?: RunView;

@@ -6,6 +6,7 @@
  * run that never yielded answers) or where it stands.
  */
 import type { CodeTool } from '../../store/index.ts';
+import { ATTR } from '../../telemetry/index.ts';
 import type { CodeModeService, ExecuteOutcome } from '../code-mode-service.ts';
 import { errorResult } from '../execute-result.ts';
 import type { CallerChannel } from '../policy/types.ts';
@@ -129,6 +130,7 @@ export async function continueRun(
   const checked = checkContinue(args, dialect);
   if (!checked.ok) return { state: 'refused', error: checked.error };
   const { id, waitMs, cancel } = checked.value;
+  request.span?.set(ATTR.executionId, id);
   const answer = await deps.runs.resume(
     id,
     caller,

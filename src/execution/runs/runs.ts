@@ -8,6 +8,7 @@
 import { DEFAULT_YIELD_MS } from '../../config/defaults.ts';
 import type { ResolvedConfig } from '../../config/index.ts';
 import type { JournalEntry, JournalRun, RunJournalStore } from '../../store/index.ts';
+import { ATTR, type TraceSpan } from '../../telemetry/index.ts';
 import type { Logger } from '../../util/logger.ts';
 import { sortableId } from '../../util/sortable-id.ts';
 import { waitFor } from '../../util/wait-for.ts';
@@ -43,6 +44,8 @@ export interface RunRequest {
    * without waiting.
    */
   keep?: boolean;
+  /** The request's span (traces on): a run it starts is its child; a continue names the run on it. */
+  span?: TraceSpan;
 }
 
 /** Runs of other instances of a cluster, through the store (absent: this instance's only). */
@@ -136,6 +139,10 @@ export class Runs {
       request.signal,
       tool,
     );
+    if (request.span) {
+      run.span = request.span;
+      request.span.set(ATTR.executionId, run.id);
+    }
     // A resumed run is admitted whatever the bound: it was alive before its instance stopped.
     if (this.alive >= config.codeExecution.maxRunning && !resumed) {
       run.refusal = tooMany(config.codeExecution.maxRunning);
