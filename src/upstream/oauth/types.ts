@@ -52,8 +52,11 @@ export interface OAuthStanding {
   /** When the access token expires (ISO 8601), null when unknown or signed out. */
   expires_at: string | null;
   scopes: string[];
-  /** `configured` (oauth.client_id), `registered` (DCR, kept in the store) or null. */
-  client: 'configured' | 'registered' | null;
+  /**
+   * `configured` (oauth.client_id), `registered` (DCR, kept in the store), `metadata_document`
+   * (the `oauth_client_metadata_url`, SEP-991) or null.
+   */
+  client: 'configured' | 'registered' | 'metadata_document' | null;
   /** Why it needs sign-in (a refused refresh, signed out, ...); null when nothing failed. */
   reason: string | null;
 }
