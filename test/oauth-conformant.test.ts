@@ -157,10 +157,18 @@ describe('codemux as an OAuth client of its upstreams', () => {
     expect(third.searchParams.get('scope')?.split(' ')).toContain('mcp:root');
     expect((await finishSignIn(g, third)).status).toBe(200);
     await waitForState(g, 'secured', 'ready');
-    expect(JSON.stringify(await call(g, 'request_headers', {}))).toContain('needs sign-in');
-    const given = await waitForState(g, 'secured', 'needs_auth');
-    expect(given.last_error).toContain('does not ask again');
+    const stopped = JSON.stringify(await call(g, 'request_headers', {}));
+    expect(stopped).toContain('does not ask again');
+    // Failed, not needs_auth: another sign-in is not what it lacks; nothing retries it either.
+    const given = await waitForState(g, 'secured', 'failed');
     expect(given.last_error).toContain('scope "mcp:root"');
+    const forbiddenNow = mcp.counts.forbidden;
+    expect(JSON.stringify(await call(g, 'whoami'))).toContain('does not ask again');
+    expect(mcp.counts.forbidden).toBe(forbiddenNow);
+    // A person may still sign in again: the server connects, and what it allows works.
+    expect((await finishSignIn(g, await startSignIn(g))).status).toBe(200);
+    await waitForState(g, 'secured', 'ready');
+    expect(JSON.stringify(await call(g, 'whoami'))).toContain(as.accountId);
   });
 
   it('refuses authorization server metadata whose issuer is not the URL it was fetched for (RFC 8414 3.3), before using any of its endpoints', async () => {

@@ -1,7 +1,7 @@
 /** @module Sending one admitted call: a slot here, a cluster slot, the call, its outcome (its result masked of the server's credentials). */
 import type { ServerConfig } from '../config/index.ts';
 import { cancelled, failedCall, minDefined } from './call-failure.ts';
-import { needsSignInMessage } from './oauth/needs-auth.ts';
+import { waitingMessage } from './oauth/needs-auth.ts';
 import type { Entry } from './registry-entry.ts';
 import { maskResult } from './result-mask.ts';
 import type { CallOptions, CallOutcome, ClusterSlots } from './types.ts';
@@ -62,7 +62,7 @@ export async function sendCall(
     return { ok: true, result: maskResult(result, entry.journal.secrets) };
   } catch (error) {
     if (entry.needsAuth !== undefined) {
-      return { ok: false, code: 'SERVER_UNAVAILABLE', message: needsSignInMessage(server) };
+      return { ok: false, code: 'SERVER_UNAVAILABLE', message: waitingMessage(entry) };
     }
     return failedCall(error, {
       server,

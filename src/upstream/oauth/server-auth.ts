@@ -73,6 +73,7 @@ export function resourceMetadataOf(challenge: string, serverUrl?: string): URL |
 
 export class ServerAuth implements UpstreamAuth {
   needsSignIn: string | undefined;
+  signInRefused = false;
   onNeedsSignIn?: (reason: string) => void;
   onSignedIn?: () => void;
   onBearer?: UpstreamAuth['onBearer'];
@@ -203,6 +204,7 @@ export class ServerAuth implements UpstreamAuth {
     this.stepUps.set(key, count);
     const named = asked.length ? `scope "${asked.join(' ')}"` : 'more scope';
     const again = count > MAX_STEP_UPS_PER_SCOPE;
+    this.signInRefused = again;
     if (!again) this.stepUp = scopesOf(scopeUnion(scopesOf(tokens.scope), asked));
     const reason = again
       ? `the server still answers 403 insufficient_scope (it asks for ${named}) after a sign-in that asked for it; codemux does not ask again: have the grant (or the server) fixed, then sign in with \`codemux auth login ${this.name}\``
@@ -329,6 +331,7 @@ export class ServerAuth implements UpstreamAuth {
       if (this.needsSignIn !== undefined && usable) {
         // The step-up sign-in happened: the next 403 for the same scope is not asked about again.
         this.stepUp = undefined;
+        this.signInRefused = false;
         this.needsSignIn = undefined;
         this.onSignedIn?.();
       }

@@ -13,6 +13,11 @@ export interface UpstreamAuth {
   blocked(): Promise<string | undefined>;
   /** Set once a 401 could not be answered (no tokens, a refused refresh); cleared by a sign-in. */
   readonly needsSignIn: string | undefined;
+  /**
+   * True while the server refuses what a step-up sign-in granted (403 insufficient_scope again):
+   * codemux stopped asking, so it shows `failed` (nothing retries it) rather than `needs_auth`.
+   */
+  readonly signInRefused?: boolean;
   /** Called (once per cause) when the server needs a sign-in while connected; set by the registry. */
   onNeedsSignIn?: (reason: string) => void;
   /**
