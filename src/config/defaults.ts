@@ -253,6 +253,8 @@ export const APPROVAL_RETENTION_DAYS = 30;
 /** Upstream OAuth (docs/oauth.md): the gateway's callback path, and how long a sign-in may take. */
 export const OAUTH_CALLBACK_PATH = '/oauth/callback';
 export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
+/** Where codemux serves its OAuth client metadata document (SEP-991) when it has one. */
+export const OAUTH_CLIENT_METADATA_PATH = '/oauth/client-metadata.json';
 /** An access token is refreshed this long before it expires (at most a fifth of its life). */
 export const OAUTH_REFRESH_LEAD_MS = 60_000;
 /**

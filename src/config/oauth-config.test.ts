@@ -74,3 +74,26 @@ describe('a server\'s "oauth"', () => {
     expect(config.warnings.join('\n')).toContain('client_id');
   });
 });
+
+describe('"oauth_client_metadata_url"', () => {
+  const top = (url: unknown) => () =>
+    resolveConfig(
+      { oauth_client_metadata_url: url },
+      { baseDir: '/etc/codemux', source: 'cfg.json', env: {} },
+    );
+
+  it.each([
+    ['https://codemux.example.com/oauth/client-metadata.json', true],
+    ['https://codemux.example.com/client.json', true],
+    ['http://codemux.example.com/oauth/client-metadata.json', false],
+    ['https://codemux.example.com/', false],
+    ['not a url', false],
+  ])('%s is accepted: %s', (url, ok) => {
+    if (ok) expect(top(url)().oauthClientMetadataUrl).toBe(url);
+    else expect(top(url)).toThrow('"oauth_client_metadata_url" must');
+  });
+
+  it('is absent by default', () => {
+    expect(top(undefined)().oauthClientMetadataUrl).toBeUndefined();
+  });
+});

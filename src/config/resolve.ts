@@ -286,6 +286,9 @@ function resolveKnown(
     listenHost: listen.host,
     listenPort: listen.port,
     requireMcpAuth: user.require_mcp_auth ?? !isLoopback(listen.host),
+    ...(user.oauth_client_metadata_url === undefined
+      ? {}
+      : { oauthClientMetadataUrl: user.oauth_client_metadata_url }),
     dataDir: path.resolve(options.baseDir, user.data_dir ?? 'data'),
     databaseUrl: user.database_url,
     databaseUrlSource: user.database_url ? `"database_url" in ${source}` : undefined,

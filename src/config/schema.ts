@@ -187,6 +187,17 @@ export const userConfigSchema = z.object({
     })
     .optional(),
   require_mcp_auth: z.boolean({ error: 'must be true or false' }).optional(),
+  oauth_client_metadata_url: z
+    .url({
+      protocol: /^https$/,
+      error:
+        'must be an https URL with a path, like "https://codemux.example.com/oauth/client-metadata.json" (where codemux\'s OAuth client metadata document is served)',
+    })
+    .refine((url) => URL.canParse(url) && new URL(url).pathname !== '/', {
+      error:
+        'must have a path after the host, like "https://codemux.example.com/oauth/client-metadata.json"',
+    })
+    .optional(),
   data_dir: z.string({ error: 'must be a string' }).optional(),
   database_url: z
     .string({ error: 'must be a string' })

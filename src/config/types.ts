@@ -145,6 +145,12 @@ export interface ResolvedConfig {
   listenPort: number;
   /** /mcp needs a key or token (default: only when listening beyond loopback). */
   requireMcpAuth: boolean;
+  /**
+   * `oauth_client_metadata_url`: codemux's client id (an HTTPS URL) for authorization servers that
+   * take client ID metadata documents (SEP-991) instead of a registration; served at
+   * OAUTH_CLIENT_METADATA_PATH.
+   */
+  oauthClientMetadataUrl?: string;
   dataDir: string;
   /** PostgreSQL for tokens, activity and code tools (`database_url` or $CODEMUX_DATABASE_URL); absent = SQLite in dataDir. */
   databaseUrl?: string;

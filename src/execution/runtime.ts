@@ -127,6 +127,7 @@ export function createRuntime(
         logger,
         server: (name) => registry.server(name),
         callbackUrl: () => oauthCallbackUrl(config),
+        clientMetadataUrl: () => config.oauthClientMetadataUrl,
       })
     : undefined;
   const registry: UpstreamRegistry = new UpstreamRegistry(config.servers, logger, {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { OAUTH_CALLBACK_PATH } from '../config/defaults.ts';
+import { OAUTH_CALLBACK_PATH, OAUTH_CLIENT_METADATA_PATH } from '../config/defaults.ts';
 import type { ConfigFile } from '../config/index.ts';
 import { channelRefusal, type Runtime } from '../execution/index.ts';
 import { DashboardSessions, uiRoutes } from '../ui/index.ts';
@@ -16,7 +16,7 @@ import { executionRoutes } from './execution-routes.ts';
 import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 import { METRICS_PATH, metricsRoute } from './metrics-route.ts';
-import { oauthCallback, oauthRoutes } from './oauth-routes.ts';
+import { oauthCallback, oauthClientMetadata, oauthRoutes } from './oauth-routes.ts';
 import { overviewRoutes } from './overview-routes.ts';
 import { pinRoutes } from './pin-routes.ts';
 import { restAuth } from './rest-auth.ts';
@@ -187,6 +187,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
   app.route('/api/v1', toolRoutes(runtime));
   app.route('/api/v1', oauthRoutes(runtime));
   app.get(OAUTH_CALLBACK_PATH, oauthCallback(runtime));
+  app.get(OAUTH_CLIENT_METADATA_PATH, oauthClientMetadata(runtime));
   app.route(
     '/api/v1/approvals',
     approvalRoutes(runtime.approvals, () => runtime.config().toolPolicy.approvalChannels),

@@ -149,3 +149,23 @@ export function oauthCallback(runtime: Runtime) {
     );
   };
 }
+
+/**
+ * GET /oauth/client-metadata.json: codemux's OAuth client metadata document (SEP-991), public
+ * like the callback (an authorization server fetches it); 404 without `oauth_client_metadata_url`.
+ */
+export function oauthClientMetadata(runtime: Runtime) {
+  return (c: Ctx) => {
+    const document = runtime.oauth?.clientMetadataDocument(runtime.config().servers);
+    if (!document) {
+      return restError(
+        c,
+        404,
+        'NOT_FOUND',
+        'no client metadata document: set "oauth_client_metadata_url" in the config (docs/oauth.md)',
+      );
+    }
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.json(document);
+  };
+}

@@ -10,7 +10,7 @@ import type { ServerConfig } from '../config/index.ts';
 import { didYouMean } from '../util/did-you-mean.ts';
 import type { Logger } from '../util/logger.ts';
 import { ConcurrencyLimiter } from './limiter.ts';
-import { NeedsAuthError, needsSignInMessage } from './oauth/needs-auth.ts';
+import { NeedsAuthError, waitingMessage } from './oauth/needs-auth.ts';
 import { StopSchedule } from './process-reaper.ts';
 import {
   type ConnectionFactory,
@@ -146,14 +146,18 @@ export class UpstreamRegistry extends EventEmitter {
     });
   }
 
-  /** The server waits for an OAuth sign-in: its connection ends and nothing retries it. */
+  /**
+   * The server waits for an OAuth sign-in: its connection ends and nothing retries it. One that
+   * refuses even what a step-up sign-in granted shows `failed` (a sign-in will not fix it).
+   */
   private needsSignIn(entry: Entry, reason: string): void {
     if (entry.removed) return;
     entry.needsAuth = reason;
     clearTimeout(entry.reconnect);
     entry.reconnect = undefined;
-    if (entry.state !== 'needs_auth') {
-      this.setState(entry, 'needs_auth', reason);
+    const state = entry.auth?.signInRefused ? 'failed' : 'needs_auth';
+    if (entry.state !== state) {
+      this.setState(entry, state, reason);
       this.emit('tools', entry.config.name);
     }
     void entry.connection.stop();
@@ -167,7 +171,7 @@ export class UpstreamRegistry extends EventEmitter {
     // The 401 that asked for the sign-in is answered: it is no longer this server's last error.
     entry.lastError = undefined;
     entry.attempts = 0;
-    if (entry.state === 'needs_auth') this.setState(entry, 'idle');
+    if (entry.state === 'needs_auth' || entry.state === 'failed') this.setState(entry, 'idle');
     this.connectInBackground(entry);
   }
 
@@ -239,7 +243,7 @@ export class UpstreamRegistry extends EventEmitter {
     const entry = this.entries.get(name);
     if (!entry) return { ok: false, message: this.serverNotFound(name) };
     if (entry.connection.connected) return { ok: true };
-    if (entry.needsAuth !== undefined) return { ok: false, message: needsSignInMessage(name) };
+    if (entry.needsAuth !== undefined) return { ok: false, message: waitingMessage(entry) };
     if (entry.failure && Date.now() - entry.failure.at < UPSTREAM_RETRY_AFTER_MS) {
       return { ok: false, message: entry.failure.message };
     }
@@ -257,7 +261,7 @@ export class UpstreamRegistry extends EventEmitter {
     } catch (error) {
       if (error instanceof NeedsAuthError && !entry.removed) {
         this.needsSignIn(entry, error.reason);
-        return { ok: false, message: needsSignInMessage(name) };
+        return { ok: false, message: waitingMessage(entry) };
       }
       const said = (error as Error).message;
       const message = entry.journal.mask(

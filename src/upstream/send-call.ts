@@ -2,7 +2,7 @@
 import type { ServerConfig } from '../config/index.ts';
 import { TOOL_ERROR, tracing } from '../telemetry/index.ts';
 import { cancelled, failedCall, minDefined } from './call-failure.ts';
-import { needsSignInMessage } from './oauth/needs-auth.ts';
+import { waitingMessage } from './oauth/needs-auth.ts';
 import type { Entry } from './registry-entry.ts';
 import { maskResult } from './result-mask.ts';
 import type { CallOptions, CallOutcome, ClusterSlots } from './types.ts';
@@ -89,7 +89,7 @@ async function send(
     return { ok: true, result: maskResult(result, entry.journal.secrets) };
   } catch (error) {
     if (entry.needsAuth !== undefined) {
-      return { ok: false, code: 'SERVER_UNAVAILABLE', message: needsSignInMessage(server) };
+      return { ok: false, code: 'SERVER_UNAVAILABLE', message: waitingMessage(entry) };
     }
     return failedCall(error, {
       server,

@@ -13,6 +13,7 @@ import type { ServerConfig } from '../../config/index.ts';
 import type { Logger } from '../../util/logger.ts';
 import { type RefreshPacer, refreshIntervalOf } from './refresh-pacer.ts';
 import { type RefreshOutcome, refreshTokens } from './refresher.ts';
+import { challengeScopes, isInsufficientScope, scopesOf, scopeUnion } from './scope-challenge.ts';
 import type { FetchLike, UpstreamAuth } from './types.ts';
 import type { OAuthVault, StoredTokens } from './vault.ts';
 
@@ -20,6 +21,11 @@ import type { OAuthVault, StoredTokens } from './vault.ts';
 const SEND_MARGIN_MS = 5_000;
 /** setTimeout's largest delay; a later expiry is looked at again after it. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * Step-up sign-ins codemux asks for one scope set: a server that still answers 403
+ * insufficient_scope for it after that many is not asked about again (no sign-in loop).
+ */
+export const MAX_STEP_UPS_PER_SCOPE = 1;
 
 /** How long before expiry a token is refreshed: a minute, or a fifth of a short life. */
 export function refreshLead(lifetimeMs: number | undefined): number {
@@ -67,11 +73,18 @@ export function resourceMetadataOf(challenge: string, serverUrl?: string): URL |
 
 export class ServerAuth implements UpstreamAuth {
   needsSignIn: string | undefined;
+  signInRefused = false;
   onNeedsSignIn?: (reason: string) => void;
   onSignedIn?: () => void;
   onBearer?: UpstreamAuth['onBearer'];
   /** From the last `Bearer` challenge: where the server's protected resource metadata is. */
   resourceMetadataUrl: URL | undefined;
+  /** The `scope` of the last 401 challenge (the default of a sign-in without `oauth.scopes`). */
+  private challenged: string[] = [];
+  /** After a 403 insufficient_scope: what the next sign-in asks for (granted ∪ asked). */
+  private stepUp: string[] | undefined;
+  /** Step-up sign-ins asked for, by scope set (MAX_STEP_UPS_PER_SCOPE). */
+  private readonly stepUps = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
   readonly fetch: FetchLike = (url, init) => this.send(url, init);
@@ -126,10 +139,17 @@ export class ServerAuth implements UpstreamAuth {
     const token = tokens?.access_token;
     const response = await fetch(url, withBearer(init, tokens, this.onBearer));
     if (tokens && issuedExpired(tokens)) await this.spent(tokens);
+    if (response.status === 403 && tokens) {
+      const challenge = response.headers.get('www-authenticate') ?? '';
+      if (isInsufficientScope(challenge)) await this.insufficientScope(challenge, tokens);
+      return response;
+    }
     if (response.status !== 401) return response;
     const challenge = response.headers.get('www-authenticate') ?? '';
     if (!/^\s*bearer\b/i.test(challenge)) return response;
     this.resourceMetadataUrl = resourceMetadataOf(challenge, this.url) ?? this.resourceMetadataUrl;
+    const scopes = challengeScopes(challenge);
+    if (scopes.length) this.challenged = scopes;
     if (token === undefined) {
       // Already waiting for a sign-in: its first reason stays the one shown.
       if (this.needsSignIn === undefined) {
@@ -158,6 +178,45 @@ export class ServerAuth implements UpstreamAuth {
       this.needs(reason);
     }
     return again;
+  }
+
+  /**
+   * The scope a sign-in asks for now: after a step-up, what was granted and configured plus what
+   * the server asked for; else `oauth.scopes`, else the last challenge's `scope` (undefined: the
+   * SDK takes the protected resource metadata's `scopes_supported`, or asks for none).
+   */
+  signInScope(): string | undefined {
+    const configured = this.server.oauth?.scopes ?? [];
+    if (this.stepUp) return scopeUnion(configured, this.stepUp);
+    return scopeUnion(configured.length ? configured : this.challenged);
+  }
+
+  /**
+   * A 403 insufficient_scope (RFC 6750 3.1): the token lacks scope the request needs. The
+   * server needs a sign-in for the union of what was granted and what it asks (SEP-2350), once
+   * per scope set; asked again after that, it is left in needs_auth saying so, not asked again.
+   */
+  private async insufficientScope(challenge: string, tokens: StoredTokens): Promise<void> {
+    this.resourceMetadataUrl = resourceMetadataOf(challenge, this.url) ?? this.resourceMetadataUrl;
+    const asked = challengeScopes(challenge);
+    const key = [...asked].sort().join(' ');
+    const count = (this.stepUps.get(key) ?? 0) + 1;
+    this.stepUps.set(key, count);
+    const named = asked.length ? `scope "${asked.join(' ')}"` : 'more scope';
+    const again = count > MAX_STEP_UPS_PER_SCOPE;
+    this.signInRefused = again;
+    if (!again) this.stepUp = scopesOf(scopeUnion(scopesOf(tokens.scope), asked));
+    const reason = again
+      ? `the server still answers 403 insufficient_scope (it asks for ${named}) after a sign-in that asked for it; codemux does not ask again: have the grant (or the server) fixed, then sign in with \`codemux auth login ${this.name}\``
+      : `the server needs ${named} for this request (403 insufficient_scope): sign in again to grant it (step-up)`;
+    // The tokens go (every instance then sees the server waiting, and why); the next sign-in
+    // asks for what they were granted and more.
+    await this.vault.store
+      .withRefreshLock(this.name, () =>
+        this.vault.clearTokens(this.name, reason, tokens.access_token),
+      )
+      .catch(() => {});
+    this.needs(reason);
   }
 
   /**
@@ -270,6 +329,9 @@ export class ServerAuth implements UpstreamAuth {
       // One issued already expired is usable once (the connect uses it, then it ends).
       const usable = (current.expiresAt ?? Infinity) > Date.now() || issuedExpired(current.tokens);
       if (this.needsSignIn !== undefined && usable) {
+        // The step-up sign-in happened: the next 403 for the same scope is not asked about again.
+        this.stepUp = undefined;
+        this.signInRefused = false;
         this.needsSignIn = undefined;
         this.onSignedIn?.();
       }

@@ -14,8 +14,41 @@ import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { ServerConfig } from '../../config/index.ts';
+import { isLoopback, type ServerConfig } from '../../config/index.ts';
 import type { FlowSecret, OAuthVault, StoredTokens } from './vault.ts';
+
+/**
+ * SEP-837's `application_type` for redirect URIs: `native` when every one is a loopback `http`
+ * URL (a CLI or desktop app, as codemux on `127.0.0.1` is), else `web`. An OpenID authorization
+ * server assumes `web` when none is sent, and may then refuse a loopback redirect URI.
+ */
+export function applicationTypeOf(redirectUris: readonly string[]): 'native' | 'web' {
+  const loopback = (uri: string) => {
+    try {
+      const url = new URL(uri);
+      return url.protocol === 'http:' && isLoopback(url.hostname.replace(/^\[|\]$/g, ''));
+    } catch {
+      return false;
+    }
+  };
+  return redirectUris.length > 0 && redirectUris.every(loopback) ? 'native' : 'web';
+}
+
+/** Marks a kept client whose id is codemux's metadata document URL (SEP-991), not a registration. */
+const METADATA_DOCUMENT = 'codemux_metadata_document';
+
+/** A kept client that is codemux's metadata document URL rather than a registration. */
+export function isMetadataDocumentClient(client: OAuthClientInformationMixed | undefined): boolean {
+  return (client as Record<string, unknown> | undefined)?.[METADATA_DOCUMENT] === true;
+}
+
+/** Whether the authorization server takes an HTTPS URL as a client id (SEP-991). */
+export function takesMetadataDocuments(discovery: OAuthDiscoveryState | undefined): boolean {
+  const metadata = discovery?.authorizationServerMetadata as
+    | { client_id_metadata_document_supported?: unknown }
+    | undefined;
+  return metadata?.client_id_metadata_document_supported === true;
+}
 
 export interface SignInProviderOptions {
   server: ServerConfig;
@@ -23,6 +56,12 @@ export interface SignInProviderOptions {
   vault: OAuthVault;
   /** At the callback: the flow's secret (verifier, discovery, a client it registered). */
   secret?: FlowSecret;
+  /** At the start: what codemux discovered itself (the issuer checked) before the SDK runs. */
+  discovery?: OAuthDiscoveryState;
+  /** `oauth_client_metadata_url`: codemux's client id where the server takes one (SEP-991). */
+  clientMetadataUrl?: string;
+  /** The scope this sign-in asks for (a registration limited to less is registered again). */
+  scope?: string;
 }
 
 /** The client codemux uses for `server`: the configured one, else the one registered. */
@@ -51,8 +90,18 @@ export class SignInProvider implements OAuthClientProvider {
   tokens_: StoredTokens | undefined;
 
   constructor(private readonly options: SignInProviderOptions) {
-    this.discovery = options.secret?.discovery;
+    this.discovery = options.secret?.discovery ?? options.discovery;
     this.registered = options.secret?.client;
+  }
+
+  /** Offered to the SDK only where the authorization server takes it (else it registers). */
+  get clientMetadataUrl(): string | undefined {
+    return takesMetadataDocuments(this.discovery) ? this.options.clientMetadataUrl : undefined;
+  }
+
+  /** The `scope` the authorization URL asks for (the SDK's pick), undefined when none. */
+  get requestedScope(): string | undefined {
+    return this.authorizationUrl?.searchParams.get('scope') || undefined;
   }
 
   get redirectUrl(): string {
@@ -68,7 +117,9 @@ export class SignInProvider implements OAuthClientProvider {
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
       ...(scopes?.length ? { scope: scopes.join(' ') } : {}),
-    };
+      // Not in the SDK's schema yet: it sends the metadata as it is, this field too.
+      application_type: applicationTypeOf([this.options.redirectUrl]),
+    } as OAuthClientMetadata;
   }
 
   state(): string {
@@ -80,17 +131,32 @@ export class SignInProvider implements OAuthClientProvider {
     if (this.options.server.oauth?.clientId)
       return clientOf(this.options.server, this.options.vault);
     if (this.registered) return this.registered;
+    // SEP-991: where the authorization server takes it, the metadata document's URL is the
+    // client (the SDK uses it when nothing is kept), before any registration kept from earlier.
+    if (this.clientMetadataUrl !== undefined) return undefined;
     const kept = await this.options.vault.client(this.options.server.name);
     // A registration for another callback (the gateway moved) is registered again.
     const uris = (kept as { redirect_uris?: unknown } | undefined)?.redirect_uris;
     if (Array.isArray(uris) && !uris.includes(this.options.redirectUrl)) return undefined;
+    // A metadata document's URL kept from earlier, where it no longer applies: register.
+    if (isMetadataDocumentClient(kept)) return undefined;
+    // Registered for less than a step-up asks (an authorization server may hold a client to
+    // the scope it registered with): registered again, for the scope asked now.
+    const registeredScope = (kept as { scope?: unknown } | undefined)?.scope;
+    if (typeof registeredScope === 'string' && this.options.scope) {
+      const allowed = new Set(registeredScope.split(' '));
+      if (this.options.scope.split(' ').some((s) => !allowed.has(s))) return undefined;
+    }
     return kept;
   }
 
   saveClientInformation(client: OAuthClientInformationMixed): void {
     // A configured client lives in the config, never in the store.
     if (this.options.server.oauth?.clientId) return;
-    this.registered = client;
+    const document = client.client_id === this.clientMetadataUrl;
+    this.registered = document
+      ? (Object.assign({ [METADATA_DOCUMENT]: true }, client) as OAuthClientInformationMixed)
+      : client;
   }
 
   /** A sign-in starts afresh: the SDK must not refresh old tokens instead of asking. */
@@ -116,9 +182,12 @@ export class SignInProvider implements OAuthClientProvider {
     return verifier;
   }
 
-  /** A new sign-in discovers afresh; the callback reuses what its sign-in found. */
+  /**
+   * A new sign-in gets what codemux discovered just before (its issuer checked), the callback
+   * what its sign-in found: the SDK never discovers on its own.
+   */
   discoveryState(): OAuthDiscoveryState | undefined {
-    return this.options.secret ? this.discovery : undefined;
+    return this.discovery;
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {

@@ -13,6 +13,11 @@ export interface UpstreamAuth {
   blocked(): Promise<string | undefined>;
   /** Set once a 401 could not be answered (no tokens, a refused refresh); cleared by a sign-in. */
   readonly needsSignIn: string | undefined;
+  /**
+   * True while the server refuses what a step-up sign-in granted (403 insufficient_scope again):
+   * codemux stopped asking, so it shows `failed` (nothing retries it) rather than `needs_auth`.
+   */
+  readonly signInRefused?: boolean;
   /** Called (once per cause) when the server needs a sign-in while connected; set by the registry. */
   onNeedsSignIn?: (reason: string) => void;
   /**
@@ -52,8 +57,11 @@ export interface OAuthStanding {
   /** When the access token expires (ISO 8601), null when unknown or signed out. */
   expires_at: string | null;
   scopes: string[];
-  /** `configured` (oauth.client_id), `registered` (DCR, kept in the store) or null. */
-  client: 'configured' | 'registered' | null;
+  /**
+   * `configured` (oauth.client_id), `registered` (DCR, kept in the store), `metadata_document`
+   * (the `oauth_client_metadata_url`, SEP-991) or null.
+   */
+  client: 'configured' | 'registered' | 'metadata_document' | null;
   /** Why it needs sign-in (a refused refresh, signed out, ...); null when nothing failed. */
   reason: string | null;
 }

@@ -10,9 +10,11 @@ import type { OAuthFlow, OAuthStore } from '../../store/index.ts';
 import type { Logger } from '../../util/logger.ts';
 import type { SecretBox } from '../../util/secret-box.ts';
 import { boundedFetch, reasonOf, shortText } from './bounded-fetch.ts';
+import { type ClientMetadataDocument, clientMetadataDocument } from './client-metadata-document.ts';
+import { discoverChecked } from './discover.ts';
 import { RefreshPacer } from './refresh-pacer.ts';
 import { ServerAuth } from './server-auth.ts';
-import { SignInProvider } from './sign-in-provider.ts';
+import { isMetadataDocumentClient, SignInProvider } from './sign-in-provider.ts';
 import type {
   CallbackOutcome,
   OAuthStanding,
@@ -35,6 +37,8 @@ export interface UpstreamOAuthOptions {
   server: (name: string) => ServerConfig | undefined;
   /** `http://<listen>/oauth/callback`: where the browser comes back (unless oauth.redirect_uri). */
   callbackUrl: () => string;
+  /** `oauth_client_metadata_url`, as the config is now (SEP-991). */
+  clientMetadataUrl?: () => string | undefined;
 }
 
 /** A sign-in that could not start, or a server it does not apply to; `status` is the HTTP one. */
@@ -105,19 +109,44 @@ export class UpstreamOAuth {
     return server;
   }
 
+  /**
+   * codemux's client metadata document for the servers of the config (SEP-991), or undefined
+   * without an `oauth_client_metadata_url`.
+   */
+  clientMetadataDocument(servers: readonly ServerConfig[]): ClientMetadataDocument | undefined {
+    const url = this.options.clientMetadataUrl?.();
+    return url ? clientMetadataDocument(url, this.options.callbackUrl(), servers) : undefined;
+  }
+
   /** Starts a sign-in: the URL to open, valid until `expires_at`. */
   async startSignIn(name: string): Promise<SignInStart> {
     const server = this.oauthServer(name);
     const redirectUrl = this.redirectFor(server);
-    const provider = new SignInProvider({ server, redirectUrl, vault: this.vault });
     const { auth } = await sdkAuth();
-    const hinted = this.handles.get(name)?.resourceMetadataUrl;
+    const handle = this.handles.get(name);
+    const hinted = handle?.resourceMetadataUrl;
+    // Config scopes, else the challenge's, else (undefined) the SDK's scopes_supported.
+    const scope =
+      handle?.signInScope() ??
+      (server.oauth?.scopes?.length ? server.oauth.scopes.join(' ') : undefined);
+    const clientMetadataUrl = this.options.clientMetadataUrl?.();
+    let provider: SignInProvider;
     try {
+      const fetchFn = boundedFetch();
+      const discovery = await discoverChecked(server.url!, hinted, fetchFn);
+      provider = new SignInProvider({
+        server,
+        redirectUrl,
+        vault: this.vault,
+        discovery,
+        ...(clientMetadataUrl ? { clientMetadataUrl } : {}),
+        ...(scope ? { scope } : {}),
+      });
       await auth(provider, {
         serverUrl: server.url!,
-        ...(server.oauth?.scopes?.length ? { scope: server.oauth.scopes.join(' ') } : {}),
+        ...(scope ? { scope } : {}),
         ...(hinted ? { resourceMetadataUrl: hinted } : {}),
-        fetchFn: boundedFetch(),
+        fetchFn,
       });
     } catch (error) {
       throw new SignInError(`the sign-in to ${name} could not start: ${reasonOf(error)}`, 502);
@@ -140,6 +169,7 @@ export class UpstreamOAuth {
         verifier: provider.verifierValue,
         server_url: server.url!,
         redirect_uri: redirectUrl,
+        ...(provider.requestedScope ? { scope: provider.requestedScope } : {}),
         ...(provider.discovery ? { discovery: provider.discovery } : {}),
         ...(provider.registered ? { client: provider.registered } : {}),
       },
@@ -257,7 +287,11 @@ export class UpstreamOAuth {
       return fail(502, `the code exchange failed: ${reasonOf(error)}`);
     }
     if (!provider.tokens_) return fail(502, 'the code exchange gave no tokens');
-    const tokens = provider.tokens_;
+    // No `scope` in the answer: what was asked was granted (RFC 6749 5.1); a step-up adds to it.
+    const tokens =
+      provider.tokens_.scope === undefined && secret.scope
+        ? { ...provider.tokens_, scope: secret.scope }
+        : provider.tokens_;
     await this.options.store.withRefreshLock(server.name, () =>
       this.vault.saveTokens(server.name, server.url!, {
         tokens,
@@ -302,7 +336,13 @@ export class UpstreamOAuth {
       signed_in: signedIn,
       expires_at: signedIn ? (row?.expires_at ?? null) : null,
       scopes: signedIn && row?.scope ? row.scope.split(' ').filter(Boolean) : [],
-      client: server.oauth?.clientId ? 'configured' : row?.client_sealed ? 'registered' : null,
+      client: server.oauth?.clientId
+        ? 'configured'
+        : !row?.client_sealed
+          ? null
+          : isMetadataDocumentClient(await this.vault.client(server.name).catch(() => undefined))
+            ? 'metadata_document'
+            : 'registered',
       reason: signedIn ? null : (row?.reason ?? null),
     };
   }

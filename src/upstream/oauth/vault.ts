@@ -26,6 +26,8 @@ export interface FlowSecret {
   /** The server's url and the redirect URI when the sign-in started (both must still hold). */
   server_url: string;
   redirect_uri: string;
+  /** The `scope` the authorization request asked for (absent: none was sent). */
+  scope?: string;
   discovery?: OAuthDiscoveryState;
   /** A client registered (DCR) by this sign-in. */
   client?: OAuthClientInformationMixed;
