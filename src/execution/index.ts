@@ -24,6 +24,14 @@ export {
 export { type Approvals, argsDigest, MAX_APPROVALS_LISTED } from './policy/approvals.ts';
 export { channelOpen, channelRefusal } from './policy/channels.ts';
 export {
+  type AnswerOutcome,
+  INPUT_STATUSES,
+  type InputChannel,
+  type InputRecord,
+  type InputRequests,
+  type InputStatus,
+} from './policy/input-requests.ts';
+export {
   allowsEverything,
   annotatedDestructive,
   globMatch,

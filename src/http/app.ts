@@ -13,6 +13,7 @@ import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
 import { limitBody } from './body-limit.ts';
 import { codeToolRoutes } from './code-tools-routes.ts';
 import { executionRoutes } from './execution-routes.ts';
+import { inputRoutes } from './input-routes.ts';
 import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 import { oauthCallback, oauthRoutes } from './oauth-routes.ts';
@@ -188,6 +189,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
     '/api/v1/approvals',
     approvalRoutes(runtime.approvals, () => runtime.config().toolPolicy.approvalChannels),
   );
+  app.route('/api/v1/inputs', inputRoutes(runtime.inputs));
 
   app.get('/ui', (c) => c.redirect('/ui/', 301));
   app.route(

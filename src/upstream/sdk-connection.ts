@@ -16,6 +16,8 @@ import type { ServerConfig } from '../config/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { UPSTREAM_ERROR_EXCERPT_BYTES } from './call-failure.ts';
 import { GuardedTransport } from './guarded-transport.ts';
+import { answerInputRequests, INPUT_CAPABILITIES } from './input-handler.ts';
+import { CallDeadline, type CallInFlight, InFlightCalls, outsideCalls } from './input-owner.ts';
 import { NeedsAuthError } from './oauth/needs-auth.ts';
 import type { UpstreamAuth } from './oauth/types.ts';
 import { boundedOutputValidators, checkStructuredContent } from './output-validators.ts';
@@ -26,7 +28,7 @@ import { SecretMask } from './secret-mask.ts';
 import { StderrTail } from './stderr-tail.ts';
 import { StdioTransport } from './stdio-transport.ts';
 import { classifyTransportError } from './transport-failure.ts';
-import type { CallOptions, ToolInfo, UpstreamConnection, UpstreamLog } from './types.ts';
+import type { AskInput, CallOptions, ToolInfo, UpstreamConnection, UpstreamLog } from './types.ts';
 
 const CLIENT_INFO = { name: 'codemux', version: '0.1.0' };
 /** A server's generation as the SDK can take it back (`connect({prior})`): the probe is skipped. */
@@ -35,7 +37,12 @@ type Prior = NonNullable<Parameters<Client['connect']>[1]>['prior'];
 const ERA_NEGOTIATION_FAILED = 'ERA_NEGOTIATION_FAILED';
 /** The level asked of a 2026-07-28 server on each call: all of them, as a 2025 server sends unasked. */
 const FORWARDED_LOG_LEVEL = 'debug';
-/** The SDK's own request timeout when a call has no deadline of its own. */
+/**
+ * The SDK's own request timeout for a call: the call's deadline is kept here instead
+ * (CallDeadline), stopped while the server waits on a person's input; setTimeout's largest delay.
+ */
+const SDK_CALL_TIMEOUT_MS = 2_147_483_647;
+/** A call with no deadline of its own (none configured, none from the execution). */
 const UNBOUNDED_CALL_TIMEOUT_MS = 600_000;
 const DEFAULT_MAX_MESSAGE_BYTES = () =>
   MIN_UPSTREAM_MESSAGE_BYTES + UPSTREAM_MESSAGE_HEADROOM_BYTES;
@@ -45,6 +52,9 @@ export class SdkConnection implements UpstreamConnection {
   onToolsChanged?: () => void;
   onLog?: (message: UpstreamLog) => void;
   onStderr?: (line: string) => void;
+  onInput?: AskInput;
+  /** The calls in flight: a request for input is answered for the one that asked. */
+  private readonly calls = new InFlightCalls();
   private client: Client | undefined;
   /**
    * The client of a connect in flight and its transport, so stop() can end it (and its child)
@@ -166,7 +176,7 @@ export class SdkConnection implements UpstreamConnection {
   private open(sdk: SdkModules): { client: Client; transport: Transport } {
     const timeoutMs = this.server.connectTimeoutMs;
     const client = new sdk.Client(CLIENT_INFO, {
-      capabilities: {},
+      capabilities: INPUT_CAPABILITIES,
       jsonSchemaValidator: boundedOutputValidators,
       versionNegotiation: {
         mode: 'auto',
@@ -214,6 +224,7 @@ export class SdkConnection implements UpstreamConnection {
     client.setNotificationHandler('notifications/message', async (notification) => {
       if (this.client === client) this.onLog?.(notification.params as UpstreamLog);
     });
+    answerInputRequests(client, this.calls, () => this.onInput);
     return { client, transport };
   }
 
@@ -352,7 +363,8 @@ export class SdkConnection implements UpstreamConnection {
 
   start(): Promise<void> {
     if (this.client) return Promise.resolve();
-    this.starting ??= this.connect().finally(() => {
+    // Started by some call, but no call's: what its streams bring is nobody's in particular.
+    this.starting ??= outsideCalls(() => this.connect()).finally(() => {
       this.starting = undefined;
     });
     return this.starting;
@@ -378,30 +390,49 @@ export class SdkConnection implements UpstreamConnection {
   ): Promise<CallToolResult> {
     const client = this.client;
     if (!client) throw new Error(`server '${this.name}' is not connected`);
+    const timeoutMs = options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS;
+    const controller = new AbortController();
+    const abort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) abort();
+    options.signal?.addEventListener('abort', abort, { once: true });
+    let timedOut = false;
+    const deadline = new CallDeadline(timeoutMs, () => {
+      timedOut = true;
+      controller.abort();
+    });
+    const call: CallInFlight = { options, deadline };
     try {
       // The SDK's own tools/call parse would drop a `__proto__` key (see rawResultSchema).
-      const result = (await client.request(
-        {
-          method: 'tools/call',
-          params: {
-            name: tool,
-            arguments: args,
-            ...this.callMeta,
+      const result = (await this.calls.run(call, () =>
+        client.request(
+          {
+            method: 'tools/call',
+            params: {
+              name: tool,
+              arguments: args,
+              ...this.callMeta,
+            },
           },
-        },
-        this.resultSchema!,
-        {
-          signal: options.signal,
-          timeout: options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS,
-        },
+          this.resultSchema!,
+          { signal: controller.signal, timeout: SDK_CALL_TIMEOUT_MS },
+        ),
       )) as CallToolResult;
       checkStructuredContent(tool, this.outputSchemas.get(tool), result);
       if (this.client === client) this.failuresInARow = 0;
       return result;
-    } catch (error) {
+    } catch (caught) {
+      // Read as the SDK's own request timeout (call-failure.ts), which this deadline replaces.
+      const error = timedOut
+        ? Object.assign(new Error(`Request timed out after ${timeoutMs} ms`), {
+            code: 'REQUEST_TIMEOUT',
+          })
+        : caught;
       // The transport already reported it through onerror; this catches what it did not.
       if (!options.signal?.aborted) this.noticeTransportError(client, error);
       throw error;
+    } finally {
+      deadline.clear();
+      options.signal?.removeEventListener('abort', abort);
     }
   }
 }

@@ -57,6 +57,7 @@ export async function sendCall(
     const result = await entry.connection.callTool(tool, args, {
       signal: options.signal,
       timeoutMs,
+      ...(options.askInput ? { askInput: options.askInput } : {}),
     });
     // The one place a result comes back: every surface (envelope, activity, REST, MCP) gets it masked.
     return { ok: true, result: maskResult(result, entry.journal.secrets) };

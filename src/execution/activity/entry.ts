@@ -142,7 +142,7 @@ export function activityRecords(
       error: code ? { code, message: call.message ?? code } : null,
       started_at: new Date(call.startedAt).toISOString(),
       duration_ms: call.entry.duration_ms,
-      logs: [],
+      logs: call.notes ? [...call.notes] : [],
       response: call.response ?? null,
       instance_id: instanceId,
       approval_id: call.approvalId ?? null,

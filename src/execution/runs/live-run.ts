@@ -169,6 +169,8 @@ export class LiveRun<T = unknown> implements RunControl {
    */
   channel(inner: CallerChannel = {}): CallerChannel {
     return {
+      // An upstream's question goes to the caller's client as it is.
+      ...(inner.askInput ? { askInput: inner.askInput } : {}),
       ask: (approval, signal) => {
         const awaited = {
           approval_id: approval.id,

@@ -1,0 +1,243 @@
+/**
+ * Upstream elicitation end to end with real parts: `codemux serve` over a fixture server that
+ * asks its client for input in the middle of a call (a 2.x SDK server answering a 2026-07-28
+ * client with `input_required`, and a 1.x SDK server sending `elicitation/create`). The input
+ * is answered by the calling MCP client's elicitation, or, for a client that cannot be asked, by
+ * `codemux input answer|decline`; nobody answering expires it at approval_timeout_ms. The
+ * values given never appear in the activity history, the input requests or the gateway's logs.
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
+import { ROOT, runCli, until, writeConfig } from './helpers.ts';
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON bodies
+type Json = any;
+
+const ASKING = path.join(ROOT, 'test', 'fixtures', 'asking-server.mjs');
+const signUp = (server: string) => `call_tool('${server}','sign_up',{})`;
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+const signedUp = (name: string, age: number) => ({
+  ok: true,
+  result: { content: [{ type: 'text', text: `signed up name sha256:${sha(name)} (age ${age})` }] },
+});
+/** The tool's isError answer, as the program gets it. */
+const toolError = (text: string) => ({
+  ok: false,
+  error: { code: 'TOOL_ERROR', message: text },
+  result: { isError: true, content: [{ type: 'text', text }] },
+});
+
+/** A config over both fixture generations (`ask_modern`, `ask_legacy`). */
+function askingConfig(extra: Record<string, unknown> = {}): string {
+  return writeConfig({
+    ...extra,
+    mcpServers: [
+      { name: 'ask_modern', command: process.execPath, args: [ASKING, 'modern'] },
+      { name: 'ask_legacy', command: process.execPath, args: [ASKING, 'legacy'] },
+    ],
+  });
+}
+
+/** The one pending input request, once there is one. */
+const pendingInput = (g: RunningGateway): Promise<Json> =>
+  until('a pending input request', async () => {
+    const { json } = await g.rest('GET', '/api/v1/inputs?status=pending');
+    return json.items[0];
+  });
+
+/** The activity record of a REST exec with its children (the calls and their history lines). */
+async function activityOf(g: RunningGateway, id: string): Promise<Json> {
+  return until('the execution recorded', async () => {
+    const { status, json } = await g.rest('GET', `/api/v1/activity/${id}`);
+    return status === 200 ? json : undefined;
+  });
+}
+
+describe('an upstream asking for input during a call', () => {
+  let g: RunningGateway;
+  const cli = (...args: string[]) => runCli([...args, '--config', g.configFile]);
+
+  beforeAll(async () => {
+    g = await startGateway(askingConfig({ tool_policy: { approval_timeout_ms: 60_000 } }));
+    await waitUntilReady(g);
+  }, 60_000);
+  afterAll(async () => {
+    await g?.stop();
+  });
+
+  it('connects to both generations: 2026-07-28 and 2025-11-25', async () => {
+    const { json } = await g.rest('GET', '/api/v1/servers');
+    const versions = Object.fromEntries(
+      json.value.servers.map((s: Json) => [s.name, s.protocol_version]),
+    );
+    expect(versions).toEqual({ ask_modern: '2026-07-28', ask_legacy: '2025-11-25' });
+  });
+
+  it.each(['ask_modern', 'ask_legacy'])(
+    '%s: relays the form to a calling client that declared elicitation; the form defaults fill what it left out',
+    async (server) => {
+      const asked: Json[] = [];
+      const client = new Client(
+        { name: 'person', version: '1' },
+        { capabilities: { elicitation: { form: {} } } },
+      );
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params);
+        return { action: 'accept', content: { name: 'Ada Lovelace' } };
+      });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${g.url}/mcp`), {
+          requestInit: { headers: { 'x-api-key': g.key } },
+        }),
+      );
+      try {
+        const result: Json = await client.callTool(
+          { name: 'code_execution', arguments: { code: signUp(server) } },
+          undefined,
+          { timeout: 60_000 },
+        );
+        expect(result.structuredContent.value).toMatchObject(signedUp('Ada Lovelace', 30));
+        expect(asked).toHaveLength(1);
+        expect(asked[0].requestedSchema.required).toEqual(['name']);
+        expect(asked[0].message).toContain(`the upstream server ${server} (tool sign_up) asks`);
+        expect(asked[0].message).toContain('sign_up needs your name');
+        const [input] = (await g.rest('GET', '/api/v1/inputs?status=answered')).json.items;
+        expect(input).toMatchObject({
+          server,
+          tool: 'sign_up',
+          caller: 'admin',
+          answered_by: 'the MCP client (elicitation)',
+        });
+      } finally {
+        await client.close();
+      }
+    },
+    60_000,
+  );
+
+  it('a client that cannot be asked: the input waits for `codemux input answer`; values never show', async () => {
+    const exec = g.rest('POST', '/api/v1/code/exec', { code: signUp('ask_legacy') });
+    const input = await pendingInput(g);
+    expect(input).toMatchObject({
+      status: 'pending',
+      server: 'ask_legacy',
+      tool: 'sign_up',
+      message: 'sign_up needs your name',
+      caller: 'admin',
+    });
+    const listed = await cli('input', 'list', '--status', 'pending');
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(input.id);
+    expect(listed.stdout).toContain('ask_legacy.sign_up');
+    expect(listed.stdout).toContain(`${input.id} asks: sign_up needs your name`);
+    // A value that does not fit the form is refused; nothing is sent.
+    const wrong = await cli(
+      'input',
+      'answer',
+      input.id,
+      '--set',
+      'name=x',
+      '--json',
+      '{"age":"old"}',
+    );
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('"age" must be a number; nothing was sent');
+    const answered = await cli(
+      'input',
+      'answer',
+      input.id,
+      '--set',
+      'name=Grace Hopper',
+      '--set',
+      'age=41',
+    );
+    expect(answered.stderr).toBe('');
+    expect(answered.stdout).toBe(
+      `answered ${input.id}: asked by ask_legacy.sign_up (by admin via cli)\n`,
+    );
+    const { json } = await exec;
+    expect(json.value).toEqual(signedUp('Grace Hopper', 41));
+    const again = await cli('input', 'decline', input.id);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(`input request ${input.id} was already answered by admin via cli`);
+    // What was asked and how it was answered is in the history; the values are nowhere.
+    const record = await activityOf(g, json.activity_id);
+    expect(record.children[0].logs).toEqual([
+      `input ${input.id} asked by ask_legacy.sign_up (fields: name, age): answered by admin via cli`,
+    ]);
+    const everything = JSON.stringify([
+      record,
+      (await g.rest('GET', '/api/v1/inputs')).json,
+      (await g.rest('GET', '/api/v1/activity?limit=500')).json,
+    ]);
+    expect(everything).not.toContain('Grace');
+    expect(g.output()).toContain(`ask_legacy.sign_up asks for input ${input.id}`);
+    expect(g.output()).not.toContain('Grace');
+  }, 60_000);
+
+  it('declined: the server hears decline and the program gets its answer', async () => {
+    const exec = g.rest('POST', '/api/v1/code/exec', { code: signUp('ask_modern') });
+    const input = await pendingInput(g);
+    const declined = await cli('input', 'decline', input.id, '-o', 'json');
+    expect(declined.code).toBe(0);
+    expect(declined.json.input).toMatchObject({
+      id: input.id,
+      status: 'declined',
+      answered_by: 'admin via cli',
+    });
+    const { json } = await exec;
+    expect(json.value).toMatchObject(
+      toolError('sign_up: the user declined to give a name; nobody was signed up'),
+    );
+    const record = await activityOf(g, json.activity_id);
+    expect(record.children[0]).toMatchObject({
+      status: 'tool_error',
+      logs: [
+        `input ${input.id} asked by ask_modern.sign_up (fields: name, age): declined by admin via cli`,
+      ],
+    });
+  }, 60_000);
+
+  it('REST: an agent token is refused; an unknown id is 404', async () => {
+    const unknown = await g.rest('POST', '/api/v1/inputs/nope/answer', { content: {} });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe('INPUT_NOT_FOUND');
+  });
+});
+
+describe('nobody answering', () => {
+  let g: RunningGateway;
+  beforeAll(async () => {
+    g = await startGateway(askingConfig({ tool_policy: { approval_timeout_ms: 1_000 } }));
+    await waitUntilReady(g);
+  }, 60_000);
+  afterAll(async () => {
+    await g?.stop();
+  });
+
+  it.each(['ask_modern', 'ask_legacy'])(
+    '%s: the input expires at approval_timeout_ms, the server hears cancel',
+    async (server) => {
+      const { json } = await g.rest('POST', '/api/v1/code/exec', { code: signUp(server) });
+      expect(json.value).toMatchObject(
+        toolError('sign_up: nobody answered (cancelled); nobody was signed up'),
+      );
+      const record = await activityOf(g, json.activity_id);
+      expect(record.children[0].logs).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^input \\S+ asked by ${server}\\.sign_up \\(fields: name, age\\): nobody answered within 1000 ms \\(tool_policy\\.approval_timeout_ms\\); the server was told cancel$`,
+          ),
+        ),
+      ]);
+      const [input] = (await g.rest('GET', '/api/v1/inputs?status=expired')).json.items;
+      expect(input).toMatchObject({ server, status: 'expired', answered_by: 'timeout' });
+    },
+    60_000,
+  );
+});
