@@ -37,7 +37,8 @@ export function answerInputRequests(
           message: params.message,
           requestedSchema: params.requestedSchema as Record<string, unknown>,
         },
-        ctx.mcpReq.signal,
+        // Moot once the call ended, whatever the server says (it may never cancel its request).
+        call?.ended ? AbortSignal.any([ctx.mcpReq.signal, call.ended]) : ctx.mcpReq.signal,
       );
       // A fresh object: the SDK fills the schema's defaults into it.
       return reply.action === 'accept'

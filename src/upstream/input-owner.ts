@@ -9,6 +9,8 @@ import type { CallOptions } from './types.ts';
 export interface CallInFlight {
   readonly options: CallOptions;
   readonly deadline: CallDeadline;
+  /** Aborts when the call has its answer (or failed): a question it left open is moot. */
+  readonly ended?: AbortSignal;
 }
 
 const current = new AsyncLocalStorage<CallInFlight>();

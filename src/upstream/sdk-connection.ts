@@ -400,7 +400,8 @@ export class SdkConnection implements UpstreamConnection {
       timedOut = true;
       controller.abort();
     });
-    const call: CallInFlight = { options, deadline };
+    const ended = new AbortController();
+    const call: CallInFlight = { options, deadline, ended: ended.signal };
     try {
       // The SDK's own tools/call parse would drop a `__proto__` key (see rawResultSchema).
       const result = (await this.calls.run(call, () =>
@@ -432,6 +433,7 @@ export class SdkConnection implements UpstreamConnection {
       throw error;
     } finally {
       deadline.clear();
+      ended.abort();
       options.signal?.removeEventListener('abort', abort);
     }
   }
