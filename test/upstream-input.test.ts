@@ -8,6 +8,10 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -112,6 +116,44 @@ describe('an upstream asking for input during a call', () => {
           tool: 'sign_up',
           caller: 'admin',
           answered_by: 'the MCP client (elicitation)',
+        });
+      } finally {
+        await client.close();
+      }
+    },
+    60_000,
+  );
+
+  it.each(['ask_modern', 'ask_legacy'])(
+    '%s: a 2026-07-28 client that declared elicitation is asked with input_required, and its retry answers',
+    async (server) => {
+      const asked: Json[] = [];
+      const client = new ModernClient(
+        { name: 'person-2026', version: '1' },
+        { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } },
+      );
+      client.setRequestHandler('elicitation/create', async (request) => {
+        asked.push(request.params);
+        return { action: 'accept', content: { name: 'Mary Somerville', age: 91 } };
+      });
+      await client.connect(
+        new ModernTransport(new URL(`${g.url}/mcp`), {
+          requestInit: { headers: { 'x-api-key': g.key } },
+        }),
+      );
+      try {
+        expect(client.getProtocolEra()).toBe('modern');
+        const result: Json = await client.callTool(
+          { name: 'code_execution', arguments: { code: signUp(server) } },
+          { timeout: 60_000 },
+        );
+        expect(result.structuredContent.value).toMatchObject(signedUp('Mary Somerville', 91));
+        expect(asked).toHaveLength(1);
+        expect(asked[0].message).toContain(`the upstream server ${server} (tool sign_up) asks`);
+        const [input] = (await g.rest('GET', '/api/v1/inputs?status=answered')).json.items;
+        expect(input).toMatchObject({
+          server,
+          answered_by: 'the MCP client (input_required)',
         });
       } finally {
         await client.close();
