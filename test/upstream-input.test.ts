@@ -6,7 +6,9 @@
  * `codemux input answer|decline`; nobody answering expires it at approval_timeout_ms. The
  * values given never appear in the activity history, the input requests or the gateway's logs.
  */
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import {
   Client as ModernClient,
@@ -17,7 +19,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway, waitUntilReady } from './gateway.ts';
-import { ROOT, runCli, until, writeConfig } from './helpers.ts';
+import { BIN, ROOT, runCli, until, writeConfig } from './helpers.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON bodies
 type Json = any;
@@ -279,6 +281,63 @@ describe('nobody answering', () => {
       ]);
       const [input] = (await g.rest('GET', '/api/v1/inputs?status=expired')).json.items;
       expect(input).toMatchObject({ server, status: 'expired', answered_by: 'timeout' });
+    },
+    60_000,
+  );
+});
+
+describe('standalone code exec (no gateway)', () => {
+  it('declines at once when stdin is not a terminal', async () => {
+    const configFile = askingConfig({ listen: '127.0.0.1:1' });
+    const run = await runCli([
+      'code',
+      'exec',
+      '--config',
+      configFile,
+      '--code',
+      signUp('ask_legacy'),
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.json.value).toMatchObject(
+      toolError('sign_up: the user declined to give a name; nobody was signed up'),
+    );
+    expect(run.stderr).toContain(
+      'codemux: ask_legacy.sign_up asks for input and stdin is not a terminal: declined',
+    );
+  }, 60_000);
+
+  it.runIf(spawnSync('script', ['--version']).status === 0)(
+    'on a terminal asks field by field on stderr; an empty line leaves the default',
+    async () => {
+      const configFile = askingConfig({ listen: '127.0.0.1:1' });
+      const dir = path.dirname(configFile);
+      const out = path.join(dir, 'out.json');
+      const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+      const command = [process.execPath, BIN, 'code', 'exec', '--config', configFile]
+        .concat(['--code', signUp('ask_modern')])
+        .map(q)
+        .join(' ');
+      const screen = await new Promise<string>((resolve, reject) => {
+        const child = spawn('script', ['-qfec', `${command} > ${q(out)}`, '/dev/null'], {
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+        let shown = '';
+        child.stdout.on('data', (d) => (shown += d));
+        child.stderr.on('data', (d) => (shown += d));
+        // The terminal keeps the typed lines until the prompts read them.
+        child.stdin.end('Emmy Noether\n\n');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+        child.on('error', reject);
+        child.on('close', () => {
+          clearTimeout(timer);
+          resolve(shown);
+        });
+      });
+      expect(screen).toContain('codemux: ask_modern.sign_up asks for input');
+      expect(screen).toContain('name (string, required): ');
+      expect(screen).toContain('age (integer, default 30): ');
+      const json = JSON.parse(fs.readFileSync(out, 'utf8'));
+      expect(json.value).toMatchObject(signedUp('Emmy Noether', 30));
     },
     60_000,
   );
