@@ -21,6 +21,8 @@ export function answerInputRequests(
   client: Client,
   calls: InFlightCalls,
   fallback: () => AskInput | undefined,
+  /** Masks the server's credentials out of its text (as out of its results and errors). */
+  mask: (text: string) => string,
 ): void {
   client.setRequestHandler('elicitation/create', async (request, ctx) => {
     const params = request.params;
@@ -34,7 +36,7 @@ export function answerInputRequests(
     try {
       const reply = await ask(
         {
-          message: params.message,
+          message: mask(params.message),
           requestedSchema: params.requestedSchema as Record<string, unknown>,
         },
         // Moot once the call ended, whatever the server says (it may never cancel its request).

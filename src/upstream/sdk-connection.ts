@@ -224,7 +224,12 @@ export class SdkConnection implements UpstreamConnection {
     client.setNotificationHandler('notifications/message', async (notification) => {
       if (this.client === client) this.onLog?.(notification.params as UpstreamLog);
     });
-    answerInputRequests(client, this.calls, () => this.onInput);
+    answerInputRequests(
+      client,
+      this.calls,
+      () => this.onInput,
+      (text) => this.secrets.mask(text),
+    );
     return { client, transport };
   }
 
