@@ -54,6 +54,15 @@ it('shows the request live as a form and sends the answer; the default fills the
   const item = pendingItem();
   await expect.poll(textOf(item), POLL).toContain('ask.sign_up asks');
   expect(await textOf(item)()).toContain('sign_up needs your name');
+  // The navigation counts it with the approvals (its accessible name still starts with "Approvals").
+  await page.reload();
+  await page.getByRole('heading', { level: 2, name: 'Input' }).waitFor();
+  expect(
+    await textOf(
+      page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Approvals' }),
+    )(),
+  ).toBe('Approvals (1)');
+  await expect.poll(textOf(item), POLL).toContain('ask.sign_up asks');
   await item.getByLabel('Name (required)').fill('Ada Lovelace');
   expect(await item.getByLabel('Age').inputValue()).toBe('30');
   await item.getByRole('button', { name: 'Send' }).click();

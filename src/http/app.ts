@@ -198,7 +198,8 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       adminKey: auth.adminKey,
       isAgentToken: (secret) => auth.tokens.verify(secret) !== undefined,
       sessions: auth.sessions!,
-      pendingApprovals: () => runtime.approvals.pendingCount,
+      // What waits on the Approvals page: held calls and upstreams' requests for input.
+      pendingApprovals: () => runtime.approvals.pendingCount + runtime.inputs.pendingCount,
       approvalChannels: () => runtime.config().toolPolicy.approvalChannels,
       decideRefusal: () =>
         channelRefusal('dashboard', runtime.config().toolPolicy.approvalChannels),
