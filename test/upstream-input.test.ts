@@ -286,6 +286,44 @@ describe('nobody answering', () => {
   );
 });
 
+describe('a run that yields while its call waits on input', () => {
+  let g: RunningGateway;
+  beforeAll(async () => {
+    g = await startGateway(
+      askingConfig({
+        code_execution_yield_ms: 1_000,
+        tool_policy: { approval_timeout_ms: 60_000 },
+      }),
+    );
+    await waitUntilReady(g);
+  }, 60_000);
+  afterAll(async () => {
+    await g?.stop();
+  });
+
+  it('answers running with waiting_for_input naming the request; answered, the run ends', async () => {
+    const { json: running } = await g.rest('POST', '/api/v1/code/exec', {
+      code: signUp('ask_legacy'),
+    });
+    expect(running).toMatchObject({
+      ok: true,
+      status: 'running',
+      waiting_for: [],
+      waiting_for_input: [{ input_id: expect.any(String), server: 'ask_legacy', tool: 'sign_up' }],
+    });
+    const id = running.waiting_for_input[0].input_id;
+    const answered = await g.rest('POST', `/api/v1/inputs/${id}/answer`, {
+      content: { name: 'Sofia Kovalevskaya', age: 41 },
+    });
+    expect(answered.json.input).toMatchObject({ status: 'answered', answered_by: 'admin' });
+    const { json } = await g.rest(
+      'GET',
+      `/api/v1/executions/${running.execution_id}?wait_ms=30000`,
+    );
+    expect(json.value).toMatchObject(signedUp('Sofia Kovalevskaya', 41));
+  }, 60_000);
+});
+
 describe('standalone code exec (no gateway)', () => {
   it('declines at once when stdin is not a terminal', async () => {
     const configFile = askingConfig({ listen: '127.0.0.1:1' });

@@ -48,7 +48,13 @@ export type {
   DecisionRefusal,
 } from './policy/types.ts';
 export { continuesRun } from './runs/continue-request.ts';
-export type { AwaitedApproval, RunEnd, RunKind, RunSnapshot } from './runs/live-run.ts';
+export type {
+  AwaitedApproval,
+  AwaitedInput,
+  RunEnd,
+  RunKind,
+  RunSnapshot,
+} from './runs/live-run.ts';
 export {
   continueRun,
   executeRefusal,
