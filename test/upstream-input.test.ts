@@ -247,7 +247,24 @@ describe('an upstream asking for input during a call', () => {
     });
   }, 60_000);
 
-  it('REST: an agent token is refused; an unknown id is 404', async () => {
+  it('REST: an agent token gets 403 on every route; an unknown id is 404', async () => {
+    const created = await g.rest('POST', '/api/v1/tokens', {
+      name: 'agent1',
+      servers: ['ask_modern'],
+    });
+    const token = created.json.token ?? created.json.value?.token;
+    expect(token).toBeTruthy();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    for (const [method, route] of [
+      ['GET', '/api/v1/inputs'],
+      ['GET', '/api/v1/inputs/x'],
+      ['GET', '/api/v1/inputs/stream'],
+      ['POST', '/api/v1/inputs/x/answer'],
+      ['POST', '/api/v1/inputs/x/decline'],
+    ] as const) {
+      const answer = await g.rest(method, route, method === 'POST' ? {} : undefined, headers);
+      expect(answer.status, route).toBe(403);
+    }
     const unknown = await g.rest('POST', '/api/v1/inputs/nope/answer', { content: {} });
     expect(unknown.status).toBe(404);
     expect(unknown.json.error.code).toBe('INPUT_NOT_FOUND');
