@@ -56,7 +56,8 @@ const ATTACKS: Attack[] = [
   { kind: 'notifications', text: 'survived notifications' },
   { kind: 'roots', text: 'roots/list: error -32601' },
   { kind: 'sampling', text: 'sampling/createMessage: error -32601' },
-  { kind: 'elicitation', text: 'elicitation/create: error -32601' },
+  // Put to a person (docs/input.md); nobody answers, it expires and the server hears cancel.
+  { kind: 'elicitation', text: 'elicitation/create: result' },
 ];
 
 /** Guest code: what a call envelope looks like from inside, and whether prototypes are intact. */
@@ -79,6 +80,7 @@ let codemode: Client;
 beforeAll(async () => {
   gateway = await startGateway(
     writeConfig({
+      tool_policy: { approval_timeout_ms: 1_000 },
       mcpServers: [
         SERVERS.fixture,
         { name: 'hostile', command: process.execPath, args: [HOSTILE] },

@@ -11,6 +11,7 @@ import { registerCodeExec } from './code-exec.ts';
 import { registerCodeTools } from './code-tools.ts';
 import { registerExecutions } from './executions.ts';
 import { EXIT_FAILED, EXIT_USAGE } from './exit-codes.ts';
+import { registerInput } from './input.ts';
 import { registerScriptsList } from './scripts-list.ts';
 import { registerServe } from './serve.ts';
 import { registerServersList } from './servers-list.ts';
@@ -35,6 +36,7 @@ registerToken(program);
 registerActivity(program);
 registerTools(program);
 registerApprovals(program);
+registerInput(program);
 registerExecutions(program);
 registerAuth(program);
 

@@ -4,7 +4,7 @@
  * its last console line), then `GET /api/v1/executions/{id}?wait_ms=` waits again.
  */
 import { MAX_WAIT_MS } from '../config/defaults.ts';
-import type { AwaitedApproval, Envelope } from '../execution/index.ts';
+import type { AwaitedApproval, AwaitedInput, Envelope } from '../execution/index.ts';
 import { CliError } from './cli-error.ts';
 import { EXIT_FAILED, EXIT_OK, exitCodeFor } from './exit-codes.ts';
 import { CLIENT_GRACE_MS, type FoundGateway, gatewayRequest } from './gateway-client.ts';
@@ -32,6 +32,15 @@ function waitingOn(body: Body): string {
   if (approvals.length > 0) {
     return approvals
       .map((a) => `waiting for approval ${a.approval_id} of ${a.server}.${a.tool}`)
+      .join(', ');
+  }
+  const inputs = (body.waiting_for_input as AwaitedInput[] | undefined) ?? [];
+  if (inputs.length > 0) {
+    return inputs
+      .map(
+        (i) =>
+          `waiting for input ${i.input_id} asked by ${i.tool === null ? i.server : `${i.server}.${i.tool}`}`,
+      )
       .join(', ');
   }
   const logs = (body.logs as string[] | undefined) ?? [];

@@ -4,8 +4,10 @@
  * terminal nobody could answer: the call is denied at once, saying how to get it approved.
  */
 import { createInterface, type Interface } from 'node:readline';
-import type { CallerChannel, Decision } from '../execution/index.ts';
+import type { CallerChannel, Decision, InputChannel, InputRecord } from '../execution/index.ts';
+import { formFields } from '../execution/policy/input-form.ts';
 import type { ApprovalRecord } from '../store/index.ts';
+import type { InputReply } from '../upstream/index.ts';
 
 /** `decided_by` of an answer typed at the terminal. */
 export const TERMINAL_DECIDER = 'terminal';
@@ -26,6 +28,18 @@ export interface TerminalOptions {
 /** `decided_by` when tool_policy.approval_channels leaves out "cli": nobody can decide here. */
 export const CLI_CLOSED_DECIDER =
   'code exec (tool_policy.approval_channels leaves out "cli": run it through `codemux serve` and decide through a channel it lists)';
+
+/** Who answered an upstream's form at the terminal, as the input request records it. */
+const TERMINAL_ANSWERER = 'terminal';
+
+/** A field's answer typed at the terminal, as its type says; undefined for an empty line (its default applies). */
+function fieldValue(type: unknown, line: string): unknown {
+  if (line === '') return undefined;
+  if (type === 'number' || type === 'integer') return Number(line);
+  if (type === 'boolean') return /^\s*(y|yes|true)\s*$/i.test(line);
+  if (type === 'array') return line.split(',').map((v) => v.trim());
+  return line;
+}
 
 /** y or yes approves; anything else (an empty line, the end of input) denies. */
 export const decisionOf = (line: string | undefined): Decision =>
@@ -61,6 +75,51 @@ export class TerminalChannel implements CallerChannel {
     const mine = this.turn.then(() => this.prompt(approval, name, signal));
     this.turn = mine.catch(() => undefined);
     return mine;
+  }
+
+  /**
+   * An upstream's form, put to the person at the terminal field by field (an empty line leaves
+   * a field to its default, `-` declines); without a terminal it is declined at once.
+   */
+  readonly askInput: InputChannel = (input, signal) => {
+    const who = input.tool === null ? input.server : `${input.server}.${input.tool}`;
+    if (!this.options.interactive) {
+      this.say(`codemux: ${who} asks for input and stdin is not a terminal: declined\n`);
+      return Promise.resolve({ reply: { action: 'decline' }, by: TERMINAL_ANSWERER });
+    }
+    const mine = this.turn.then(() => this.promptInput(input, who, signal));
+    this.turn = mine.catch(() => undefined);
+    return mine;
+  };
+
+  private async promptInput(
+    input: InputRecord,
+    who: string,
+    signal: AbortSignal,
+  ): Promise<{ reply: InputReply; by: string } | undefined> {
+    if (signal.aborted) return undefined;
+    this.say(
+      `\ncodemux: ${who} asks for input (${input.id}); \`-\` declines\n  ${input.message}\n`,
+    );
+    const required = new Set(input.requested_schema.required as string[] | undefined);
+    const content: Record<string, unknown> = {};
+    for (const [name, field] of Object.entries(formFields(input.requested_schema))) {
+      const hint = [
+        field.type,
+        required.has(name) ? 'required' : '',
+        field.default === undefined ? '' : `default ${JSON.stringify(field.default)}`,
+      ]
+        .filter(Boolean)
+        .join(', ');
+      this.say(`${name} (${hint}): `);
+      const line = await this.nextLine(signal);
+      if (signal.aborted) return undefined;
+      if (line === undefined || line.trim() === '-')
+        return { reply: { action: 'decline' }, by: TERMINAL_ANSWERER };
+      const value = fieldValue(field.type, line);
+      if (value !== undefined) content[name] = value;
+    }
+    return { reply: { action: 'accept', content: content as never }, by: TERMINAL_ANSWERER };
   }
 
   /** Stops reading the terminal (the process can exit). Idempotent. */

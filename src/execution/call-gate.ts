@@ -91,6 +91,8 @@ export class CallGate implements JobBridge {
   private readonly asyncSlots: ConcurrencyLimiter;
   /** Catalog operations and schema checks, one per event loop turn (fairness between executions). */
   private readonly hostWork = new HostWorkQueue();
+  /** Each call's input requests, as lines for its history (by the program's request object). */
+  private readonly notes = new WeakMap<CallRequest, string[]>();
 
   constructor(private readonly options: GateOptions) {
     this.trace = new CallTrace(options.config.activity.redactKeys);
@@ -146,9 +148,15 @@ export class CallGate implements JobBridge {
     const controller = new AbortController();
     if (this.closed) controller.abort();
     this.inFlight.add(controller);
+    const askInput = this.options.policy?.inputFor(request, (line) => {
+      const lines = this.notes.get(request) ?? [];
+      lines.push(line);
+      this.notes.set(request, lines);
+    });
     try {
       const outcome = await this.options.registry.call(request.server, request.tool, request.args, {
         signal: controller.signal,
+        ...(askInput ? { askInput } : {}),
         // Time spent waiting for decisions does not count against the execution.
         timeoutMs: Math.max(
           1,
@@ -162,6 +170,12 @@ export class CallGate implements JobBridge {
     } finally {
       this.inFlight.delete(controller);
     }
+  }
+
+  /** `facts` with the input requests the call's server made, if any. */
+  private withNotes(request: CallRequest, facts: CallFacts | undefined): CallFacts | undefined {
+    const notes = this.notes.get(request);
+    return notes ? { ...facts, notes } : facts;
   }
 
   /** Budget, then policy, for one call before dispatch: 'fatal', a refusal, or undefined to go. */
@@ -262,7 +276,7 @@ export class CallGate implements JobBridge {
       const bounded = await this.dispatchBounded(request, at);
       const envelope = syncEnvelope(bounded.outcome);
       const envelopeJson = syncEnvelopeJson(envelope, bounded.json);
-      finish(started, envelope, undefined, envelopeJson, facts);
+      finish(started, envelope, undefined, envelopeJson, this.withNotes(request, facts));
       return { envelope, envelopeJson };
     }
     const release = await this.asyncSlots.acquire();
@@ -273,7 +287,7 @@ export class CallGate implements JobBridge {
         this.maxResultBytes,
         `${request.server}.${request.tool}`,
       );
-      finish(started, envelope, undefined, undefined, facts);
+      finish(started, envelope, undefined, undefined, this.withNotes(request, facts));
       return { envelope };
     } finally {
       release?.();
@@ -394,7 +408,7 @@ export class CallGate implements JobBridge {
       }
       const envelope = syncEnvelope(outcome);
       slots[i] = envelope;
-      finish(done.started, envelope, done.ended, undefined, done.facts);
+      finish(done.started, envelope, done.ended, undefined, this.withNotes(request, done.facts));
     }
     return { envelope: slots };
   }

@@ -27,6 +27,8 @@ export interface CallFacts {
   approvalId?: string;
   /** The contract's code, where the dialect's envelope says less (upstream_timeout for APPROVAL_TIMEOUT). */
   code?: string;
+  /** Lines for the call's history: the input its server asked for and how it was answered (never a value). */
+  notes?: readonly string[];
 }
 
 /** What the guest got for one call: an envelope of either dialect. */
@@ -49,6 +51,8 @@ export interface CallDetail {
   response?: unknown;
   /** The approval that let the call go out (tool_policy ask). */
   approvalId?: string;
+  /** The input its server asked for during the call, and how each request ended. */
+  notes?: readonly string[];
 }
 
 /** Code of a trace entry whose call was still in flight when the execution ended. */
@@ -102,6 +106,7 @@ export class CallTrace {
       if (!this.unfinished.delete(entry)) return;
       if (facts?.approvalId) detail.approvalId = facts.approvalId;
       detail.began = started;
+      if (facts?.notes && facts.notes.length > 0) detail.notes = facts.notes;
       entry.ok = answer.ok;
       entry.duration_ms = Math.round(((ended ?? performance.now()) - started) * 100) / 100;
       if (answer.error) {

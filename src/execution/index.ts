@@ -31,6 +31,14 @@ export {
 export { type Approvals, argsDigest, MAX_APPROVALS_LISTED } from './policy/approvals.ts';
 export { channelOpen, channelRefusal } from './policy/channels.ts';
 export {
+  type AnswerOutcome,
+  INPUT_STATUSES,
+  type InputChannel,
+  type InputRecord,
+  type InputRequests,
+  type InputStatus,
+} from './policy/input-requests.ts';
+export {
   allowsEverything,
   annotatedDestructive,
   globMatch,
@@ -47,7 +55,13 @@ export type {
   DecisionRefusal,
 } from './policy/types.ts';
 export { continuesRun } from './runs/continue-request.ts';
-export type { AwaitedApproval, RunEnd, RunKind, RunSnapshot } from './runs/live-run.ts';
+export type {
+  AwaitedApproval,
+  AwaitedInput,
+  RunEnd,
+  RunKind,
+  RunSnapshot,
+} from './runs/live-run.ts';
 export {
   continueRun,
   executeRefusal,

@@ -34,6 +34,7 @@ import { DrainingExecutor } from './drain.ts';
 import { metricsSources } from './metrics-sources.ts';
 import { Approvals } from './policy/approvals.ts';
 import { HeldRuns } from './policy/held-runs.ts';
+import { InputRequests } from './policy/input-requests.ts';
 import { resumeRun } from './runs/resume-run.ts';
 import { Runs } from './runs/runs.ts';
 import { StoreRuns } from './runs/shared-runs.ts';
@@ -62,6 +63,8 @@ export interface Runtime {
   approvals: Approvals;
   /** Programs held in place on an approval for a caller answered later (input_required). */
   heldRuns: HeldRuns;
+  /** Upstreams' requests for input during calls, waiting for an answer. */
+  inputs: InputRequests;
   /** Runs that outlive their request: yield, wait, cancel (runs/runs.ts). */
   runs: Runs;
   /**
@@ -177,6 +180,22 @@ export function createRuntime(
       : undefined;
   const approvalStore = options.approvalStore ?? memoryApprovalStore();
   const approvals = new Approvals(() => config.instanceId, logger, approvalStore);
+  const inputs = new InputRequests(() => config.instanceId, logger);
+  // A request no call can be named for (several in flight on stdio): REST, dashboard, CLI.
+  registry.onInput = async (server, ask, signal) =>
+    (
+      await inputs.ask(
+        {
+          server,
+          tool: null,
+          ask,
+          caller: null,
+          activityId: null,
+          timeoutMs: config.toolPolicy.approvalTimeoutMs,
+        },
+        signal,
+      )
+    ).reply;
   let ownBox: SecretBox | undefined;
   const secretBox =
     options.oauth?.secretBox ??
@@ -206,6 +225,7 @@ export function createRuntime(
     activity: recorder,
     pins,
     approvals,
+    inputs,
   };
   const service = new ExecutionService(deps);
   const shared = options.executionRunStore
@@ -249,6 +269,7 @@ export function createRuntime(
     pins,
     approvals,
     heldRuns,
+    inputs,
     runs,
     secretBox,
     ...(oauth ? { oauth } : {}),

@@ -17,6 +17,7 @@ import { cannotFit, type InputFacts, inputTooLarge } from './input-fit.ts';
 import { mapGuestError, preferParserError } from './map-positions.ts';
 import type { Approvals } from './policy/approvals.ts';
 import { CallPolicy } from './policy/call-policy.ts';
+import type { InputRequests } from './policy/input-requests.ts';
 import type { CallerChannel } from './policy/types.ts';
 import { elapsed, positioned, reachableServers, refusal } from './run-frame.ts';
 import type { RunControl } from './runs/live-run.ts';
@@ -46,6 +47,8 @@ export interface ExecutionServiceDeps extends TypecheckDeps, SandboxRunDeps {
   activity?: ActivityRecorder;
   /** Where calls under tool_policy `ask` wait for a decision (absent: they are refused). */
   approvals?: Approvals;
+  /** Where an upstream's requests for input during a call wait for an answer (absent: declined). */
+  inputs?: InputRequests;
 }
 
 /** Where a run comes from, and how it runs. */

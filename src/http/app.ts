@@ -13,6 +13,7 @@ import { type AuthDeps, authenticate, unauthorizedMessage } from './auth.ts';
 import { limitBody } from './body-limit.ts';
 import { codeToolRoutes } from './code-tools-routes.ts';
 import { executionRoutes } from './execution-routes.ts';
+import { inputRoutes } from './input-routes.ts';
 import { foreignRequest } from './local-origin.ts';
 import type { McpSessions } from './mcp-sessions.ts';
 import { METRICS_PATH, metricsRoute } from './metrics-route.ts';
@@ -192,6 +193,7 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
     '/api/v1/approvals',
     approvalRoutes(runtime.approvals, () => runtime.config().toolPolicy.approvalChannels),
   );
+  app.route('/api/v1/inputs', inputRoutes(runtime.inputs));
 
   app.get('/ui', (c) => c.redirect('/ui/', 301));
   app.route(
@@ -200,7 +202,8 @@ export function createApp(deps: AppDeps): Hono<GatewayEnv> {
       adminKey: auth.adminKey,
       isAgentToken: (secret) => auth.tokens.verify(secret) !== undefined,
       sessions: auth.sessions!,
-      pendingApprovals: () => runtime.approvals.pendingCount,
+      // What waits on the Approvals page: held calls and upstreams' requests for input.
+      pendingApprovals: () => runtime.approvals.pendingCount + runtime.inputs.pendingCount,
       approvalChannels: () => runtime.config().toolPolicy.approvalChannels,
       decideRefusal: () =>
         channelRefusal('dashboard', runtime.config().toolPolicy.approvalChannels),

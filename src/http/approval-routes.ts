@@ -16,13 +16,13 @@ type Ctx = Context<GatewayEnv>;
  * The channel a decision comes through: the dashboard (its session cookie), the CLI (which
  * names itself; it holds the admin key like any REST client), else REST.
  */
-function channelOf(c: Ctx): Exclude<ApprovalChannel, 'elicitation'> {
+export function channelOf(c: Ctx): Exclude<ApprovalChannel, 'elicitation'> {
   if (c.get('dashboard') === true) return 'dashboard';
   return c.req.header('x-codemux-surface') === 'cli' ? 'cli' : 'rest';
 }
 
 /** Who decided, as the approval records it: the admin, and through which surface. */
-function decider(c: Ctx): string {
+export function decider(c: Ctx): string {
   const channel = channelOf(c);
   return channel === 'rest' ? 'admin' : `admin via ${channel}`;
 }

@@ -72,6 +72,7 @@ export function runningResponse(c: Ctx, snapshot: RunSnapshot) {
       execution_id: snapshot.execution_id,
       elapsed_ms: snapshot.elapsed_ms,
       waiting_for: snapshot.waiting_for,
+      ...(snapshot.waiting_for_input ? { waiting_for_input: snapshot.waiting_for_input } : {}),
       logs: snapshot.logs,
       request_id: c.get('requestId'),
     },

@@ -7,6 +7,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { CallerChannel, Decision } from '../execution/index.ts';
 import type { ApprovalRecord } from '../store/index.ts';
+import { inputChannel } from './input-channel.ts';
 import type { ToolsCallExtra } from './tools-call.ts';
 
 /** Arguments longer than this are not put in the elicitation's message: it says to decide on the dashboard. */
@@ -91,13 +92,25 @@ export function mcpApprovalChannel(
   open: () => boolean,
 ): CallerChannel {
   const channel: CallerChannel = server.getClientCapabilities()?.elicitation
-    ? elicitationChannel(
-        (params, signal, timeout) =>
-          // On the tool call's own stream; given up when another channel decides first.
-          server.elicitInput(params, { relatedRequestId: extra.requestId, signal, timeout }),
-        timeoutMs,
-        open,
-      )
+    ? {
+        ...elicitationChannel(
+          (params, signal, timeout) =>
+            // On the tool call's own stream; given up when another channel decides first.
+            server.elicitInput(params, { relatedRequestId: extra.requestId, signal, timeout }),
+          timeoutMs,
+          open,
+        ),
+        // An upstream's question is the client's user's to answer (approval_channels is about approving).
+        askInput: inputChannel(
+          (params, signal, timeout) =>
+            server.elicitInput(params as never, {
+              relatedRequestId: extra.requestId,
+              signal,
+              timeout,
+            }),
+          timeoutMs,
+        ),
+      }
     : {};
   const progress = progressChannel(extra._meta?.progressToken, extra.sendNotification);
   return { ...channel, ...progress };

@@ -196,6 +196,7 @@ export function toRunningResult(snapshot: RunSnapshot): CallToolResult {
     execution_id: snapshot.execution_id,
     elapsed_ms: snapshot.elapsed_ms,
     waiting_for: snapshot.waiting_for,
+    ...(snapshot.waiting_for_input ? { waiting_for_input: snapshot.waiting_for_input } : {}),
     logs: snapshot.logs,
   };
   return {

@@ -31,6 +31,7 @@ import {
   listDialectTools,
   SERVER_INFO,
 } from './dialects.ts';
+import { inputChannel } from './input-channel.ts';
 import { callWithInputRequired, heldStateCodec } from './input-required.ts';
 import {
   asksForTask,
@@ -174,6 +175,16 @@ export function createGenerationServer(
             approvalTimeout,
             elicitationOpen,
           )
+        : {}),
+      // An upstream's question is the user's to answer, whatever approval_channels says.
+      ...(context.era === 'legacy' && capabilities?.elicitation !== undefined
+        ? {
+            askInput: inputChannel(
+              (params, signal, timeout) =>
+                ctx.mcpReq.elicitInput(params as never, { signal, timeout }),
+              approvalTimeout,
+            ),
+          }
         : {}),
     };
     const run = () => call(params, channel, span, ctx.mcpReq.signal);

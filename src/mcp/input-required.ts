@@ -15,12 +15,18 @@ import {
 import { callerLabel } from '../execution/activity/entry.ts';
 import { type Caller, type CallerChannel, channelOpen, type Runtime } from '../execution/index.ts';
 import type { RunStanding } from '../execution/policy/held-runs.ts';
+import type { InputValue } from '../upstream/index.ts';
 import { canonicalJson } from '../util/canonical-json.ts';
 import { DECISION_SCHEMA, decisionOf, elicitationMessage } from './approval-channel.ts';
+import { inputMessage } from './input-channel.ts';
 import type { ToolsCallParams } from './tools-call.ts';
 
 /** The inputRequests key of the approval form. */
 const APPROVAL_INPUT = 'approval';
+/** The inputRequests key of an upstream's form, relayed. */
+const UPSTREAM_INPUT = 'input';
+/** Who answered an upstream's form this way, as the input request records it. */
+const BY_RETRY = 'the MCP client (input_required)';
 /** What the sealed state is bound to (AES-GCM associated data). */
 const STATE_AAD = 'mcp-request-state';
 /** JSON-RPC InvalidParams. */
@@ -31,7 +37,9 @@ const RETRY_WAIT_MS = 30_000;
 /** What a client carries between the held call and its retry (sealed: it reads nothing of it). */
 export interface HeldState {
   run: string;
+  /** What the program waits on: an approval's id, or an input request's (`input: true`). */
   approval: string;
+  input?: true;
   caller: string;
   /** The call that was held: a retry must repeat it (tool name and arguments' digest). */
   call: string;
@@ -76,8 +84,9 @@ export async function callWithInputRequired(
     // Decided already (here or elsewhere) but the program has not moved on yet: never show the
     // form again; the client retries with the state alone and waits for it once more.
     const decided =
-      standing.state === 'held' &&
-      (await runtime.approvals.get(standing.approval.id))?.status !== 'pending';
+      standing.state === 'held'
+        ? (await runtime.approvals.get(standing.approval.id))?.status !== 'pending'
+        : standing.state === 'input' && runtime.inputs.get(standing.input.id)?.status !== 'pending';
     return standingAnswer(codec.seal, { run: id, caller: who, call }, standing, decided);
   };
   const state = ctx.mcpReq.requestState<HeldState>();
@@ -91,9 +100,22 @@ export async function callWithInputRequired(
       'requestState belongs to another call: retry the held call with the same tool, arguments and key',
     );
   }
+  if (state.input) {
+    // An upstream's question, answered here (the instance holding the call: values are not stored).
+    const reply = inputResponse(ctx.mcpReq.inputResponses, UPSTREAM_INPUT);
+    if (reply.kind === 'elicit') {
+      runtime.inputs.answer(
+        state.approval,
+        reply.action === 'accept'
+          ? { action: 'accept', content: (reply.content ?? {}) as Record<string, InputValue> }
+          : { action: reply.action },
+        BY_RETRY,
+      );
+    }
+  }
   const response = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT);
   // Only while tool_policy.approval_channels lists "elicitation" (it may have changed since).
-  if (response.kind === 'elicit' && channelOpen(runtime.config(), 'elicitation')) {
+  if (!state.input && response.kind === 'elicit' && channelOpen(runtime.config(), 'elicitation')) {
     // The first decision wins on any instance; one already taken elsewhere stands.
     await runtime.approvals.decide(
       state.approval,
@@ -124,6 +146,20 @@ function standingAnswer(
       INVALID_PARAMS,
       'the held program is no longer known here (it ended more than tool_policy.approval_timeout_ms ago, or its instance stopped); call the tool again',
     );
+  }
+  if (standing.state === 'input') {
+    const requestState = seal({ ...base, approval: standing.input.id, input: true });
+    if (decided) return inputRequired({ requestState });
+    return inputRequired({
+      inputRequests: {
+        [UPSTREAM_INPUT]: inputRequired.elicit({
+          mode: 'form',
+          message: inputMessage(standing.input),
+          requestedSchema: standing.input.requested_schema as never,
+        }),
+      },
+      requestState,
+    });
   }
   const { approval } = standing;
   const requestState = seal({ ...base, approval: approval.id });

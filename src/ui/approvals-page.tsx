@@ -1,4 +1,4 @@
-/** @module The Approvals page's shell: pending calls held by tool_policy, and recent decisions; the client fills it live. */
+/** @module The Approvals page's shell: pending calls held by tool_policy, recent decisions, and upstreams' requests for input; the client fills it live. */
 import { RowsTable } from './shell-pieces.tsx';
 
 /** Columns of both approvals tables: a pending one's row keeps its place once decided. */
@@ -50,6 +50,14 @@ export function ApprovalsBody({ closed }: { closed?: string }) {
       <section aria-labelledby="decided-title">
         <h2 id="decided-title">Recently decided</h2>
         <ApprovalsTable label="Decided approvals" body="decided" />
+      </section>
+      <section aria-labelledby="input-title">
+        <h2 id="input-title">Input</h2>
+        <p class="hint">
+          Upstream servers that ask for input in the middle of a call (MCP elicitation) wait here
+          until someone answers or declines. The answer goes to the server and is not kept.
+        </p>
+        <ul class="inputs" id="inputs" aria-label="Input requests"></ul>
       </section>
     </>
   );

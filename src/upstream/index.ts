@@ -19,11 +19,15 @@ export { BoundedValidators, type SchemaVerdict } from './schema-validator.ts';
 export { SdkConnection } from './sdk-connection.ts';
 export { preloadSdk } from './sdk-modules.ts';
 export {
+  type AskInput,
   CALL_FAILURE_CODES,
   type CallFailureCode,
   type CallOptions,
   type CallOutcome,
   type ClusterSlots,
+  type InputAsk,
+  type InputReply,
+  type InputValue,
   type ServerState,
   type ServerStatus,
   type ToolInfo,

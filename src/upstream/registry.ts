@@ -27,7 +27,15 @@ import { maskValue } from './result-mask.ts';
 import { sendCall } from './send-call.ts';
 import { type JournalEvent, ServerJournal } from './server-journal.ts';
 import { COMMAND_NOT_FOUND } from './stdio-transport.ts';
-import type { CallOptions, CallOutcome, ServerState, ServerStatus, ToolInfo } from './types.ts';
+import type {
+  CallOptions,
+  CallOutcome,
+  InputAsk,
+  InputReply,
+  ServerState,
+  ServerStatus,
+  ToolInfo,
+} from './types.ts';
 
 /** What ensureStarted answers for a connected server. */
 const STARTED = { ok: true } as const;
@@ -54,6 +62,11 @@ export class UpstreamRegistry extends EventEmitter {
   /** How stdio children are ended: politely on a reload, hurried once the registry stops. */
   private readonly schedule = new StopSchedule();
   private toolsVersion = 0;
+  /**
+   * Answers a server's request for input that no call of it can be told to own (several in
+   * flight on stdio): set by the gateway (its input desk); unset, such requests are declined.
+   */
+  onInput?: (server: string, ask: InputAsk, signal: AbortSignal) => Promise<InputReply>;
 
   constructor(
     servers: readonly ServerConfig[],
@@ -107,6 +120,10 @@ export class UpstreamRegistry extends EventEmitter {
         ...message,
         data: maskValue(message.data, (text) => journal.secrets.mask(text)),
       });
+    entry.connection.onInput = (ask, signal) =>
+      this.onInput
+        ? this.onInput(config.name, ask, signal)
+        : Promise.resolve({ action: 'decline' });
     entry.connection.onStderr = (line) =>
       this.logger.debug(`${config.name} stderr: ${journal.stderr(line)}`);
     if (auth) {

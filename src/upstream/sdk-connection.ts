@@ -17,6 +17,8 @@ import { tracing } from '../telemetry/index.ts';
 import type { Logger } from '../util/logger.ts';
 import { UPSTREAM_ERROR_EXCERPT_BYTES } from './call-failure.ts';
 import { GuardedTransport } from './guarded-transport.ts';
+import { answerInputRequests, INPUT_CAPABILITIES } from './input-handler.ts';
+import { CallDeadline, type CallInFlight, InFlightCalls, outsideCalls } from './input-owner.ts';
 import { NeedsAuthError } from './oauth/needs-auth.ts';
 import type { FetchLike, UpstreamAuth } from './oauth/types.ts';
 import { boundedOutputValidators, checkStructuredContent } from './output-validators.ts';
@@ -27,7 +29,7 @@ import { SecretMask } from './secret-mask.ts';
 import { StderrTail } from './stderr-tail.ts';
 import { StdioTransport } from './stdio-transport.ts';
 import { classifyTransportError } from './transport-failure.ts';
-import type { CallOptions, ToolInfo, UpstreamConnection, UpstreamLog } from './types.ts';
+import type { AskInput, CallOptions, ToolInfo, UpstreamConnection, UpstreamLog } from './types.ts';
 
 const CLIENT_INFO = { name: 'codemux', version: '0.1.0' };
 /** A server's generation as the SDK can take it back (`connect({prior})`): the probe is skipped. */
@@ -36,7 +38,12 @@ type Prior = NonNullable<Parameters<Client['connect']>[1]>['prior'];
 const ERA_NEGOTIATION_FAILED = 'ERA_NEGOTIATION_FAILED';
 /** The level asked of a 2026-07-28 server on each call: all of them, as a 2025 server sends unasked. */
 const FORWARDED_LOG_LEVEL = 'debug';
-/** The SDK's own request timeout when a call has no deadline of its own. */
+/**
+ * The SDK's own request timeout for a call: the call's deadline is kept here instead
+ * (CallDeadline), stopped while the server waits on a person's input; setTimeout's largest delay.
+ */
+const SDK_CALL_TIMEOUT_MS = 2_147_483_647;
+/** A call with no deadline of its own (none configured, none from the execution). */
 const UNBOUNDED_CALL_TIMEOUT_MS = 600_000;
 const DEFAULT_MAX_MESSAGE_BYTES = () =>
   MIN_UPSTREAM_MESSAGE_BYTES + UPSTREAM_MESSAGE_HEADROOM_BYTES;
@@ -46,6 +53,9 @@ export class SdkConnection implements UpstreamConnection {
   onToolsChanged?: () => void;
   onLog?: (message: UpstreamLog) => void;
   onStderr?: (line: string) => void;
+  onInput?: AskInput;
+  /** The calls in flight: a request for input is answered for the one that asked. */
+  private readonly calls = new InFlightCalls();
   private client: Client | undefined;
   /**
    * The client of a connect in flight and its transport, so stop() can end it (and its child)
@@ -167,7 +177,7 @@ export class SdkConnection implements UpstreamConnection {
   private open(sdk: SdkModules): { client: Client; transport: Transport } {
     const timeoutMs = this.server.connectTimeoutMs;
     const client = new sdk.Client(CLIENT_INFO, {
-      capabilities: {},
+      capabilities: INPUT_CAPABILITIES,
       jsonSchemaValidator: boundedOutputValidators,
       versionNegotiation: {
         mode: 'auto',
@@ -215,6 +225,12 @@ export class SdkConnection implements UpstreamConnection {
     client.setNotificationHandler('notifications/message', async (notification) => {
       if (this.client === client) this.onLog?.(notification.params as UpstreamLog);
     });
+    answerInputRequests(
+      client,
+      this.calls,
+      () => this.onInput,
+      (text) => this.secrets.mask(text),
+    );
     return { client, transport };
   }
 
@@ -353,7 +369,8 @@ export class SdkConnection implements UpstreamConnection {
 
   start(): Promise<void> {
     if (this.client) return Promise.resolve();
-    this.starting ??= this.connect().finally(() => {
+    // Started by some call, but no call's: what its streams bring is nobody's in particular.
+    this.starting ??= outsideCalls(() => this.connect()).finally(() => {
       this.starting = undefined;
     });
     return this.starting;
@@ -373,20 +390,6 @@ export class SdkConnection implements UpstreamConnection {
   }
 
   /** One tools/call request; the SDK's own tools/call parse would drop a `__proto__` key (see rawResultSchema). */
-  private request(
-    client: Client,
-    tool: string,
-    args: Record<string, unknown>,
-    meta: { _meta: Record<string, string> } | undefined,
-    options: CallOptions,
-  ) {
-    return client.request(
-      { method: 'tools/call', params: { name: tool, arguments: args, ...meta } },
-      this.resultSchema!,
-      { signal: options.signal, timeout: options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS },
-    );
-  }
-
   async callTool(
     tool: string,
     args: Record<string, unknown>,
@@ -394,22 +397,50 @@ export class SdkConnection implements UpstreamConnection {
   ): Promise<CallToolResult> {
     const client = this.client;
     if (!client) throw new Error(`server '${this.name}' is not connected`);
+    const timeoutMs = options.timeoutMs ?? UNBOUNDED_CALL_TIMEOUT_MS;
+    const controller = new AbortController();
+    const abort = () => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) abort();
+    options.signal?.addEventListener('abort', abort, { once: true });
+    let timedOut = false;
+    const deadline = new CallDeadline(timeoutMs, () => {
+      timedOut = true;
+      controller.abort();
+    });
+    const ended = new AbortController();
+    const call: CallInFlight = { options, deadline, ended: ended.signal };
     // The call's span, when traced: its context rides in `_meta` (and, over HTTP, the
     // traceparent header tracedFetch writes while the span is active).
     const span = options.span?.recording ? options.span : undefined;
     const meta = span ? { _meta: { ...this.callMeta?._meta, ...span.meta() } } : this.callMeta;
+    // The SDK's own tools/call parse would drop a `__proto__` key (see rawResultSchema).
+    const send = () =>
+      client.request(
+        { method: 'tools/call', params: { name: tool, arguments: args, ...meta } },
+        this.resultSchema!,
+        { signal: controller.signal, timeout: SDK_CALL_TIMEOUT_MS },
+      );
     try {
-      const sent = span
-        ? tracing().within(span, () => this.request(client, tool, args, meta, options))
-        : this.request(client, tool, args, meta, options);
-      const result = (await sent) as CallToolResult;
+      const result = (await this.calls.run(call, () =>
+        span ? tracing().within(span, send) : send(),
+      )) as CallToolResult;
       checkStructuredContent(tool, this.outputSchemas.get(tool), result);
       if (this.client === client) this.failuresInARow = 0;
       return result;
-    } catch (error) {
+    } catch (caught) {
+      // Read as the SDK's own request timeout (call-failure.ts), which this deadline replaces.
+      const error = timedOut
+        ? Object.assign(new Error(`Request timed out after ${timeoutMs} ms`), {
+            code: 'REQUEST_TIMEOUT',
+          })
+        : caught;
       // The transport already reported it through onerror; this catches what it did not.
       if (!options.signal?.aborted) this.noticeTransportError(client, error);
       throw error;
+    } finally {
+      deadline.clear();
+      ended.abort();
+      options.signal?.removeEventListener('abort', abort);
     }
   }
 }

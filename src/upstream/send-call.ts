@@ -84,6 +84,7 @@ async function send(
       signal: options.signal,
       timeoutMs,
       span: options.span,
+      ...(options.askInput ? { askInput: options.askInput } : {}),
     });
     // The one place a result comes back: every surface (envelope, activity, REST, MCP) gets it masked.
     return { ok: true, result: maskResult(result, entry.journal.secrets) };

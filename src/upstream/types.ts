@@ -20,7 +20,32 @@ export interface CallOptions {
    * and the connection carries that span's context to the server (`_meta`, HTTP headers).
    */
   span?: TraceSpan;
+  /**
+   * Answers the server when it asks its client for input during this call (elicitation, or a
+   * 2026-07-28 `input_required` result). Time spent waiting on it does not count against
+   * `timeoutMs`. Without it, the connection's `onInput` answers.
+   */
+  askInput?: AskInput;
 }
+
+/** A form an upstream asks its client to fill (`elicitation/create`, form mode). */
+export interface InputAsk {
+  message: string;
+  /** A flat object schema of primitive fields (the MCP elicitation subset), as the server sent it. */
+  requestedSchema: Record<string, unknown>;
+}
+
+/** One field's value in an accepted form (MCP elicitation's primitive types). */
+export type InputValue = string | number | boolean | string[];
+
+/** The answer to an InputAsk, as MCP's ElicitResult carries it. */
+export type InputReply =
+  | { action: 'accept'; content: Record<string, InputValue> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
+/** Answers one InputAsk; `signal` aborts when the server or the call no longer waits. Never throws. */
+export type AskInput = (ask: InputAsk, signal: AbortSignal) => Promise<InputReply>;
 
 /**
  * Codes of a failed call that never produced a CallToolResult. SERVER_NOT_FOUND and
@@ -69,6 +94,11 @@ export interface UpstreamConnection {
   onLog?: (message: UpstreamLog) => void;
   /** Called with each line a stdio child writes to stderr. */
   onStderr?: (line: string) => void;
+  /**
+   * Answers the server's requests for input that no call of it owns (several calls in flight on
+   * a transport that does not say which one asked); without it they are declined.
+   */
+  onInput?: AskInput;
   /** Connects and lists tools; rejects with a message that includes the server's stderr tail. */
   start(): Promise<void>;
   stop(): Promise<void>;

@@ -179,7 +179,7 @@ export function activityRecords(
       started_at: new Date(call.startedAt).toISOString(),
       duration_ms: call.entry.duration_ms,
       ...callOffset(facts, call),
-      logs: [],
+      logs: call.notes ? [...call.notes] : [],
       response: call.response ?? null,
       instance_id: instanceId,
       approval_id: call.approvalId ?? null,

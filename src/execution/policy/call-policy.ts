@@ -5,10 +5,11 @@
 import type { ResolvedConfig } from '../../config/index.ts';
 import type { CallRequest, RunClock } from '../../sandbox/index.ts';
 import { APPROVAL_SPAN, ATTR, type TraceSpan, tracing } from '../../telemetry/index.ts';
-import type { ToolInfo, UpstreamRegistry } from '../../upstream/index.ts';
+import type { AskInput, ToolInfo, UpstreamRegistry } from '../../upstream/index.ts';
 import { callerLabel, type RunFacts } from '../activity/entry.ts';
 import type { RunJournal } from '../runs/run-journal.ts';
 import { type Approvals, argsDigest } from './approvals.ts';
+import { type InputRequests, inputNote } from './input-requests.ts';
 import { allowsEverything, deniedMessage, judgeCall, type PolicyVerdict } from './tool-policy.ts';
 import type { CallerChannel } from './types.ts';
 
@@ -33,6 +34,8 @@ export interface CallPolicyOptions {
   config: ResolvedConfig;
   /** Where `ask` calls wait; without it an `ask` call is refused (nobody could decide). */
   approvals?: Approvals;
+  /** Where an upstream's requests for input wait; without it they are declined. */
+  inputs?: InputRequests;
   /** The execution: who runs it and the program (as an approval shows them). */
   facts: RunFacts;
   /** The execution's activity record, when the history is on. */
@@ -175,8 +178,7 @@ export class CallPolicy {
         },
       };
     }
-    const release = this.clock?.hold();
-    if (this.openHolds++ === 0) this.heldSince = Date.now();
+    const resume = this.pause();
     const journal = at === undefined ? undefined : this.options.journal;
     const waitedOn = journal?.replayed(
       at!,
@@ -228,9 +230,51 @@ export class CallPolicy {
       }
       return { approvalId: outcome.approval.id };
     } finally {
+      resume();
+    }
+  }
+
+  /** Stops the run's wall clock while a person is waited on; the returned function starts it again. */
+  private pause(): () => void {
+    const release = this.clock?.hold();
+    if (this.openHolds++ === 0) this.heldSince = Date.now();
+    return () => {
       if (--this.openHolds === 0) this.heldTotalMs += Date.now() - this.heldSince;
       release?.();
-    }
+    };
+  }
+
+  /**
+   * How `request`'s server is answered when it asks for input during the call: put to a person
+   * (the caller's client first) while the run's clock stops; `note` hears a line for the
+   * call's history. Declined when nobody could answer here.
+   */
+  inputFor(request: CallRequest, note: (line: string) => void): AskInput | undefined {
+    const { inputs, config, facts } = this.options;
+    if (!inputs) return undefined;
+    return async (ask, signal) => {
+      const resume = this.pause();
+      const ended = AbortSignal.any([signal, this.endedSignal()]);
+      try {
+        const timeoutMs = config.toolPolicy.approvalTimeoutMs;
+        const { reply, record } = await inputs.ask(
+          {
+            server: request.server,
+            tool: request.tool,
+            ask,
+            caller: callerLabel(facts.caller),
+            activityId: this.options.activityId ?? null,
+            timeoutMs,
+          },
+          ended,
+          this.options.run.channel?.askInput,
+        );
+        note(inputNote(record, timeoutMs));
+        return reply;
+      } finally {
+        resume();
+      }
+    };
   }
 
   /** The execution ended: calls still waiting expire. Idempotent. */

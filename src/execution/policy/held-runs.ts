@@ -10,14 +10,24 @@ import { randomUUID } from 'node:crypto';
 import type { ApprovalRecord, ApprovalStore, HeldRunRecord } from '../../store/index.ts';
 import type { Logger } from '../../util/logger.ts';
 import { waitFor } from '../../util/wait-for.ts';
+import type { InputRecord } from './input-requests.ts';
 import type { CallerChannel } from './types.ts';
 
 /** Where a held program stands. */
 export type RunStanding =
   | { state: 'done'; result: unknown }
   | { state: 'held'; approval: ApprovalRecord }
+  /**
+   * A call's upstream asks for input: answered by the retried call on this instance only (the
+   * answer's values are never written to the store, so another instance cannot carry them).
+   */
+  | { state: 'input'; input: InputRecord }
   /** No such program for this caller (never held, or its standing expired). */
   | { state: 'unknown' };
+
+/** What a standing waits on (an approval's or an input request's id); undefined when it waits on nothing. */
+export const awaitedId = (s: RunStanding): string | undefined =>
+  s.state === 'held' ? s.approval.id : s.state === 'input' ? s.input.id : undefined;
 
 /** How often a retry on another instance reads the standing when it hears nothing (SQLite, lost notices). */
 const POLL_MS = 200;
@@ -77,14 +87,23 @@ export class HeldRuns {
       heard();
       writing = writing.then(() => this.write(id, caller, standing));
     };
+    const holdHere = () => {
+      if (!held) {
+        held = true;
+        this.runs.set(id, run);
+      }
+    };
     const channel: CallerChannel = {
       // Never answers itself (the retried call decides through the desk); ends with the hold.
       ask: (approval, signal) => {
-        if (!held) {
-          held = true;
-          this.runs.set(id, run);
-        }
+        holdHere();
         move({ state: 'held', approval });
+        return new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined)));
+      },
+      // The same for an upstream's question: the retried call answers it through the desk.
+      askInput: (input, signal) => {
+        holdHere();
+        move({ state: 'input', input });
         return new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined)));
       },
     };
@@ -119,19 +138,20 @@ export class HeldRuns {
   }
 
   /**
-   * Where program `id` stands once it has moved past approval `approvalId` (finished, or held
-   * on a later approval), waiting up to `waitMs`; held on `approvalId` still when it has not.
+   * Where program `id` stands once it has moved past approval (or input request) `awaited`
+   * (finished, or held on a later one), waiting up to `waitMs`; held on `awaited` still when it
+   * has not.
    */
   async after(
     id: string,
     caller: string,
-    approvalId: string,
+    awaited: string,
     waitMs: number,
     signal?: AbortSignal,
   ): Promise<RunStanding> {
     const until = Date.now() + waitMs;
     const local = this.runs.get(id);
-    const movedOn = (s: RunStanding) => s.state !== 'held' || s.approval.id !== approvalId;
+    const movedOn = (s: RunStanding) => awaitedId(s) !== awaited;
     if (local) {
       if (local.caller !== caller) return { state: 'unknown' };
       while (!movedOn(local.standing) && Date.now() < until && !signal?.aborted) {
@@ -177,7 +197,8 @@ export class HeldRuns {
   }
 
   private async write(id: string, caller: string, standing: RunStanding): Promise<void> {
-    if (standing.state === 'unknown') return;
+    // An input request is answered on this instance only: the store keeps the standing before it.
+    if (standing.state === 'unknown' || standing.state === 'input') return;
     const now = Date.now();
     const record: HeldRunRecord = {
       id,

@@ -1,5 +1,6 @@
 /** @module The contract of tool policy and approvals: what surfaces ask of the approval desk, and what a caller's channel offers. */
 import type { ApprovalRecord, ApprovalStatus } from '../../store/index.ts';
+import type { InputChannel } from './input-requests.ts';
 
 /** A person's answer to one approval. */
 export type Decision = 'approve' | 'deny';
@@ -57,6 +58,11 @@ export interface CallerChannel {
     approval: ApprovalRecord,
     signal: AbortSignal,
   ): Promise<{ decision: Decision; by: string } | undefined>;
+  /**
+   * Relays an upstream's request for input to the caller's own client (MCP elicitation),
+   * naming the server; its answer is one among the other channels'.
+   */
+  askInput?: InputChannel;
   /** A line of progress while the call waits (MCP progress notifications). */
   progress?(message: string): void;
 }

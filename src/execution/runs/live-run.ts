@@ -20,6 +20,14 @@ export interface AwaitedApproval {
   tool: string;
 }
 
+/** An upstream's request for input a run's call waits on (docs/input.md). */
+export interface AwaitedInput {
+  input_id: string;
+  server: string;
+  /** Null when the server asked while several of its calls were in flight. */
+  tool: string | null;
+}
+
 /** How a run ended: the service's own answer, or what it threw (code mode's JSON-RPC refusals). */
 export type RunEnd<T> = { result: T } | { thrown: unknown };
 
@@ -34,6 +42,8 @@ export interface RunSnapshot {
   started_at: string;
   elapsed_ms: number;
   waiting_for: AwaitedApproval[];
+  /** The upstreams' requests for input its calls wait on; present only while there are some. */
+  waiting_for_input?: AwaitedInput[];
   logs: string[];
   tool_calls: ToolCallRecord[];
   /** The instance the run lives on. */
@@ -76,6 +86,7 @@ export class LiveRun<T = unknown> implements RunControl {
   readonly controller = new AbortController();
   readonly startedAt = Date.now();
   readonly waitingFor = new Map<string, AwaitedApproval>();
+  readonly waitingForInput = new Map<string, AwaitedInput>();
   /** True once the run answered `running`: its request no longer owns it. */
   yielded = false;
   refusal?: ErrorBody;
@@ -176,6 +187,27 @@ export class LiveRun<T = unknown> implements RunControl {
    */
   channel(inner: CallerChannel = {}): CallerChannel {
     return {
+      // An upstream's question goes to the caller's client as it is; waiting_for_input lists it.
+      askInput: (input, signal) => {
+        this.waitingForInput.set(input.id, {
+          input_id: input.id,
+          server: input.server,
+          tool: input.tool,
+        });
+        this.emit('waiting');
+        signal.addEventListener(
+          'abort',
+          () => {
+            this.waitingForInput.delete(input.id);
+            this.emit('waiting');
+          },
+          { once: true },
+        );
+        if (inner.askInput) return inner.askInput(input, signal);
+        return new Promise((resolve) =>
+          signal.addEventListener('abort', () => resolve(undefined), { once: true }),
+        );
+      },
       ask: (approval, signal) => {
         const awaited = {
           approval_id: approval.id,
@@ -211,6 +243,9 @@ export class LiveRun<T = unknown> implements RunControl {
       started_at: new Date(this.startedAt).toISOString(),
       elapsed_ms: (this.endedAt ?? Date.now()) - this.startedAt,
       waiting_for: [...this.waitingFor.values()],
+      ...(this.waitingForInput.size > 0
+        ? { waiting_for_input: [...this.waitingForInput.values()] }
+        : {}),
       logs: [...(this.view?.logs ?? [])],
       tool_calls: [...(this.view?.toolCalls ?? [])],
       instance_id: this.instanceId,

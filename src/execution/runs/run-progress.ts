@@ -3,7 +3,7 @@
  * least every 10 s and on each new console line or approval awaited, at most two a second,
  * naming the approval awaited or the last console line.
  */
-import type { AwaitedApproval, LiveRun, RunSnapshot } from './live-run.ts';
+import type { AwaitedApproval, AwaitedInput, LiveRun, RunSnapshot } from './live-run.ts';
 
 /** The longest a waiting request goes without a progress line. */
 export const PROGRESS_HEARTBEAT_MS = 10_000;
@@ -12,11 +12,21 @@ export const PROGRESS_MIN_GAP_MS = 500;
 
 /** What a waiter is told of `run` now. */
 export function progressLine(run: LiveRun): string {
+  const input = [...run.waitingForInput.values()][0];
+  if (input && run.waitingFor.size === 0) return inputLine(input);
   return lineOf([...run.waitingFor.values()][0], run.lastLog, Date.now() - run.startedAt);
+}
+
+/** A line naming an upstream's request for input and how to answer it. */
+export function inputLine(input: AwaitedInput): string {
+  const who = input.tool === null ? input.server : `${input.server}.${input.tool}`;
+  return `waiting for input ${input.input_id} asked by ${who}: answer with \`codemux input answer ${input.input_id}\` or on the dashboard's Approvals page`;
 }
 
 /** What a waiter is told of a run of another instance, from its stored snapshot. */
 export function snapshotLine(snapshot: RunSnapshot): string {
+  const input = snapshot.waiting_for_input?.[0];
+  if (input && snapshot.waiting_for.length === 0) return inputLine(input);
   return lineOf(snapshot.waiting_for[0], snapshot.logs.at(-1), snapshot.elapsed_ms);
 }
 

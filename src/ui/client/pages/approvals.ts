@@ -10,6 +10,7 @@ import { api, errorText, seg } from '../api.ts';
 import { badge, byId, fillRows, h, say, when } from '../dom.ts';
 import { outputBlock } from '../output.ts';
 import { approvalAnchor } from '../pending-approvals.ts';
+import { inputSection } from './input-requests.ts';
 
 interface Approval {
   id: string;
@@ -238,7 +239,7 @@ export async function approvalsPage(main: HTMLElement): Promise<void> {
     if (connected) void load();
     connected = true;
   });
-  await load();
+  await Promise.all([load(), inputSection()]);
   // A link to one approval (the Playground's, /ui/approvals#approval-ID): its row, in view.
   document.querySelector('tr.linked')?.scrollIntoView({ block: 'center' });
 
