@@ -92,6 +92,35 @@ const CASES: Array<[string, Record<string, unknown>, unknown, string | undefined
     { n: 1.5 },
     'args.n must be integer',
   ],
+  [
+    'null for an optional parameter (not provided)',
+    {
+      type: 'object',
+      properties: { region: { type: 'string' }, verbose: { type: 'boolean' } },
+      required: ['region'],
+    },
+    { region: 'us-east1', verbose: null },
+    undefined,
+  ],
+  [
+    'null for a required parameter',
+    {
+      type: 'object',
+      properties: { region: { type: 'string' }, verbose: { type: 'boolean' } },
+      required: ['region'],
+    },
+    { region: null },
+    'args.region must be string',
+  ],
+  [
+    'null beside a wrong optional parameter',
+    {
+      type: 'object',
+      properties: { verbose: { type: 'boolean' }, n: { type: 'number' } },
+    },
+    { verbose: null, n: 'x' },
+    'args.n must be number',
+  ],
 ];
 
 describe('input validation of hostile upstream schemas', () => {

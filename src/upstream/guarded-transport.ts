@@ -2,6 +2,8 @@
  * @module A transport wrapper that measures every message an upstream sends before the SDK
  * (or anything recursive) touches it: a response over the bounds becomes a JSON-RPC error
  * for its own request id, so only that call fails; any other message over them is dropped.
+ * A 2026-07-28 result without `resultType` is read as `complete`, as the spec says a client
+ * must (the SDK refuses it).
  */
 import type {
   JSONRPCMessage,
@@ -79,6 +81,33 @@ function boundListedSchemas(result: unknown, onDropped: (reason: string) => void
   }
 }
 
+/** The `_meta` key a 2026-07-28 request carries its protocol version in. */
+const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+/** Unanswered request ids a transport remembers (a request never answered must not grow it forever). */
+const MAX_REMEMBERED_REQUESTS = 10_000;
+
+/** Adds `id` to `ids`, forgetting the oldest past MAX_REMEMBERED_REQUESTS. */
+function remember(ids: Set<unknown>, id: unknown): void {
+  ids.add(id);
+  if (ids.size > MAX_REMEMBERED_REQUESTS) ids.delete(ids.values().next().value);
+}
+
+/** A request sent in the 2026-07-28 envelope (its `_meta` names the protocol version). */
+function isModernRequest(message: { params?: unknown }): boolean {
+  const meta = (message.params as { _meta?: unknown } | undefined)?._meta;
+  return (
+    typeof meta === 'object' && meta !== null && Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY)
+  );
+}
+
+/** A result without `resultType` is complete (2026-07-28: "the client MUST assume complete"). */
+function completeByDefault(message: { result?: unknown }): void {
+  const result = message.result;
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return;
+  if (!Object.hasOwn(result, 'resultType'))
+    (result as Record<string, unknown>).resultType = 'complete';
+}
+
 export class GuardedTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -86,6 +115,8 @@ export class GuardedTransport implements Transport {
 
   /** Ids of tools/list requests sent and not yet answered. */
   private readonly listRequests = new Set<unknown>();
+  /** Ids of 2026-07-28 requests sent and not yet answered. */
+  private readonly modernRequests = new Set<unknown>();
 
   constructor(
     private readonly inner: Transport,
@@ -128,8 +159,11 @@ export class GuardedTransport implements Transport {
   }
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const m = message as { method?: unknown; id?: unknown };
-    if (m.method === 'tools/list' && m.id !== undefined) this.listRequests.add(m.id);
+    const m = message as { method?: unknown; id?: unknown; params?: unknown };
+    if (m.method !== undefined && m.id !== undefined) {
+      if (m.method === 'tools/list') remember(this.listRequests, m.id);
+      if (isModernRequest(m)) remember(this.modernRequests, m.id);
+    }
     return this.inner.send(message, options);
   }
 
@@ -142,6 +176,8 @@ export class GuardedTransport implements Transport {
     if (id !== undefined && this.listRequests.delete(id)) {
       boundListedSchemas((message as { result?: unknown }).result, this.onDropped);
     }
+    if (id !== undefined && this.modernRequests.delete(id))
+      completeByDefault(message as { result?: unknown });
     const admitted = (message as { [ADMITTED]?: boolean })[ADMITTED] === true;
     if (!admitted && isIgnoredNotification(message)) return;
     const m = message as { id?: unknown; method?: unknown; result?: unknown; params?: unknown };

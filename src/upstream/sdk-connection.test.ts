@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_SERVER, ROOT } from '../../test/helpers.ts';
+import { type RunningServer, startListening } from '../../test/http-servers.ts';
 import { resolveConfig } from '../config/index.ts';
 import { silentLogger } from '../util/logger.ts';
 import { SdkConnection } from './sdk-connection.ts';
@@ -107,5 +108,54 @@ describe('SdkConnection and the two MCP generations', () => {
     // take; half of it leaves a loaded machine all the room it needs.
     expect(performance.now() - before).toBeLessThan(15_000);
     await expect(starting).rejects.toThrow();
+  }, 30_000);
+});
+
+describe('SdkConnection and a 2026-07-28 server over HTTP', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startListening([fixture('header-server.mjs')], 'header-server', '/mcp');
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  function http(): SdkConnection {
+    const [config] = resolveConfig(
+      { mcpServers: [{ name: 'headers', url: server.url, protocol: 'http' }] },
+      { baseDir: process.cwd() },
+    ).servers;
+    const made = new SdkConnection(config!, silentLogger());
+    open.push(made);
+    return made;
+  }
+
+  it('leaves out a tool with an invalid x-mcp-header (SEP-2243)', async () => {
+    const c = http();
+    await c.start();
+    expect(c.protocolVersion).toBe('2026-07-28');
+    expect(c.tools().map((t) => t.name)).toEqual(['headers', 'no_result_type']);
+  }, 30_000);
+
+  it('sends each declared parameter as an Mcp-Param header, none for null or absent ones', async () => {
+    const c = http();
+    await c.start();
+    expect(
+      await called(c, 'headers', { region: 'us-west1', priority: 7, verbose: null, query: 'q' }),
+    ).toEqual({ 'mcp-param-region': 'us-west1', 'mcp-param-priority': '7' });
+    expect(await called(c, 'headers', { region: ' padded', verbose: false, note: '世界' })).toEqual(
+      {
+        'mcp-param-region': `=?base64?${Buffer.from(' padded').toString('base64')}?=`,
+        'mcp-param-verbose': 'false',
+        'mcp-param-note': `=?base64?${Buffer.from('世界').toString('base64')}?=`,
+      },
+    );
+  }, 30_000);
+
+  it('reads a result without resultType as complete', async () => {
+    const c = http();
+    await c.start();
+    const result = await c.callTool('no_result_type', {}, { timeoutMs: 10_000 });
+    expect(result.content).toEqual([{ type: 'text', text: 'complete without saying so' }]);
   }, 30_000);
 });

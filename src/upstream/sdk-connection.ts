@@ -19,6 +19,7 @@ import { UPSTREAM_ERROR_EXCERPT_BYTES } from './call-failure.ts';
 import { GuardedTransport } from './guarded-transport.ts';
 import { answerInputRequests, INPUT_CAPABILITIES } from './input-handler.ts';
 import { CallDeadline, type CallInFlight, InFlightCalls, outsideCalls } from './input-owner.ts';
+import { type HeaderDeclaration, paramHeaders, scanHeaders } from './mcp-param-headers.ts';
 import { NeedsAuthError } from './oauth/needs-auth.ts';
 import type { FetchLike, UpstreamAuth } from './oauth/types.ts';
 import { boundedOutputValidators, checkStructuredContent } from './output-validators.ts';
@@ -74,6 +75,8 @@ export class SdkConnection implements UpstreamConnection {
   private resultSchema: ReturnType<typeof rawResultSchema> | undefined;
   /** Each listed tool's output schema, by name (checked on every call's structuredContent). */
   private outputSchemas = new Map<string, Record<string, unknown>>();
+  /** Each listed tool's `x-mcp-header` declarations, by name (a 2026-07-28 HTTP server's only). */
+  private headerDeclarations = new Map<string, HeaderDeclaration[]>();
   /** The server's generation from the last connect, used by the next; forgotten after a failure. */
   private prior: Prior;
   /** The protocol version the last connect negotiated (kept after a drop until the next connect). */
@@ -111,8 +114,30 @@ export class SdkConnection implements UpstreamConnection {
     return this.negotiated;
   }
 
-  private setTools(tools: ToolInfo[]): void {
+  /**
+   * Takes a listing in. From a 2026-07-28 server over HTTP (SEP-2243), a tool whose
+   * `x-mcp-header` declarations break a rule is left out (its calls could not carry their
+   * headers), and the others' declarations are kept for their calls' `Mcp-Param-*` headers.
+   */
+  private setTools(client: Client, listed: ToolInfo[]): void {
+    const mirrors = this.server.protocol === 'http' && client.getProtocolEra() === 'modern';
+    const declarations = new Map<string, HeaderDeclaration[]>();
+    const tools = !mirrors
+      ? listed
+      : listed.filter((t) => {
+          const scan = scanHeaders(t.inputSchema);
+          if (!scan.ok) {
+            this.logger.warn(
+              { tool: t.name, reason: scan.reason },
+              'left out a tool with an invalid x-mcp-header',
+            );
+            return false;
+          }
+          if (scan.declarations.length) declarations.set(t.name, scan.declarations);
+          return true;
+        });
     this.toolList = tools;
+    this.headerDeclarations = declarations;
     this.outputSchemas = new Map(
       tools.flatMap((t) => (t.outputSchema ? [[t.name, t.outputSchema] as const] : [])),
     );
@@ -212,7 +237,7 @@ export class SdkConnection implements UpstreamConnection {
       });
       this.relisting = relisting;
       try {
-        this.setTools(await listAllTools(client, this.server.connectTimeoutMs));
+        this.setTools(client, await listAllTools(client, this.server.connectTimeoutMs));
         this.logger.info({ tools: this.toolList.length }, 'upstream tools changed');
         this.onToolsChanged?.();
       } catch (error) {
@@ -326,7 +351,7 @@ export class SdkConnection implements UpstreamConnection {
       const { client, tools } = await Promise.race([connected, deadline]);
       if (this.pending?.client !== client)
         throw new Error('the connection was stopped while starting');
-      this.setTools(tools);
+      this.setTools(client, tools);
       this.failuresInARow = 0;
       const modern = client.getProtocolEra() === 'modern';
       this.callMeta = modern
@@ -408,6 +433,8 @@ export class SdkConnection implements UpstreamConnection {
       controller.abort();
     });
     const ended = new AbortController();
+    const declared = this.headerDeclarations.get(tool);
+    const headers = declared ? paramHeaders(declared, args) : {};
     const call: CallInFlight = { options, deadline, ended: ended.signal };
     // The call's span, when traced: its context rides in `_meta` (and, over HTTP, the
     // traceparent header tracedFetch writes while the span is active).
@@ -418,7 +445,11 @@ export class SdkConnection implements UpstreamConnection {
       client.request(
         { method: 'tools/call', params: { name: tool, arguments: args, ...meta } },
         this.resultSchema!,
-        { signal: controller.signal, timeout: SDK_CALL_TIMEOUT_MS },
+        {
+          signal: controller.signal,
+          timeout: SDK_CALL_TIMEOUT_MS,
+          ...(Object.keys(headers).length ? { headers } : {}),
+        },
       );
     try {
       const result = (await this.calls.run(call, () =>
