@@ -452,6 +452,38 @@ describe('JavaScript-style programs in execute (issue 33, item 12)', () => {
   });
 });
 
+describe('a JavaScript program without // @ts-check (issue 37)', () => {
+  it('pays nothing for type checking: no checker starts, no declarations are written', async () => {
+    const plain = createRuntime(
+      resolveConfig({ mcpServers: [], code_execution_typecheck: 'error' }, { baseDir: ROOT }),
+      silentLogger(),
+    );
+    await plain.start();
+    try {
+      // A type error TypeScript would report (a number reassigned a string) that runs fine.
+      const code = `let n = 1;\nn = 'one';\nn`;
+      for (const typecheck of ['error', 'warn'] as const) {
+        const result = await plain.service.execute({
+          code,
+          language: 'javascript',
+          options: { typecheck },
+        });
+        expect(result.envelope).toEqual({ ok: true, value: 'one' });
+      }
+      // The worker (which writes the declarations and loads TypeScript) was never started.
+      expect(plain.typecheck.started).toBe(false);
+      const checked = await plain.service.execute({
+        code: `// @ts-check\n${code}`,
+        language: 'javascript',
+      });
+      expect(checked.envelope).toMatchObject({ ok: false, error: { code: 'TYPE_ERROR', line: 3 } });
+      expect(plain.typecheck.started).toBe(true);
+    } finally {
+      await plain.stop();
+    }
+  });
+});
+
 describe('a check that cannot start in time, under "error" (issue 33, item 5)', () => {
   it('fails the run with TYPE_ERROR naming the wait and the setting; nothing runs', async () => {
     const busy = createRuntime(

@@ -70,11 +70,13 @@ interface IteratorObject<T, TReturn, TNext> {
  * call_tool and call_tools: a literal name must be one the caller may use (a `string` known
  * only at run time passes), and a known tool's arguments are checked. call_tools infers its
  * requests as literal types and bounds them by their own checked form (`R extends Checked<R>`),
- * so each element is judged like one call_tool.
+ * so each element is judged like one call_tool. A tool's name is `keyof ToolArgs[S]` alone
+ * (its keys are string literals already): `& string` made every check distribute an
+ * intersection over each server's tool names (about 8% of a check at 300 tools).
  */
 const SYNC_DIALECT = `/** call_tool's envelope: \`result\` when ok; \`error\` when not (with the \`result\` for a TOOL_ERROR). */
 interface CallToolEnvelope { ok: boolean; result?: ToolResult; error?: { code: string; message: string } }
-type ToolName<S> = S extends ServerName ? keyof ToolArgs[S] & string : string;
+type ToolName<S> = S extends ServerName ? keyof ToolArgs[S] : string;
 type ArgsOf<S, T> = S extends ServerName ? (T extends keyof ToolArgs[S] ? ToolArgs[S][T] : Record<string, any>) : Record<string, any>;
 type KnownServer<S> = S extends ServerName ? S : string extends S ? S : ServerName;
 type KnownTool<S, T> = T extends ToolName<S> ? T : string extends T ? T : ToolName<S>;

@@ -162,6 +162,11 @@ export class TypeChecker {
     });
   }
 
+  /** The worker exists (a first check started it): a runtime that checks nothing never starts it. */
+  get started(): boolean {
+    return this.worker !== undefined;
+  }
+
   /** A check is under way in the worker. */
   get running(): boolean {
     return this.current !== undefined;

@@ -11,6 +11,7 @@ import { parentPort } from 'node:worker_threads';
 import type tsModule from 'typescript';
 import { scopeDeclarations } from '../catalog/declarations.ts';
 import { legalInJavascript } from './javascript.ts';
+import { libraryFiles, libraryText } from './library.ts';
 import { nameMessage, unknownBracketNames } from './names.ts';
 import type {
   CheckMessage,
@@ -44,21 +45,26 @@ const WRAP_TAIL = '\n}';
  */
 const WRAPPER_ONLY = new Set([1184, 1235]);
 
+/**
+ * ES2023, and the newer builtins the pinned QuickJS has (Object.groupBy, Promise.withResolvers,
+ * Set methods, Promise.try; the iterator helpers are in the scope's declarations): flagging
+ * code that runs would be a false positive. Loaded as one file (library.ts).
+ */
+const LIB = [
+  'lib.es2023.d.ts',
+  'lib.es2024.collection.d.ts',
+  'lib.es2024.object.d.ts',
+  'lib.es2024.promise.d.ts',
+  'lib.es2024.string.d.ts',
+  'lib.es2024.regexp.d.ts',
+  'lib.esnext.collection.d.ts',
+  'lib.esnext.promise.d.ts',
+];
+
 const OPTIONS: tsModule.CompilerOptions = {
   target: ts.ScriptTarget.ES2023,
-  // ES2023, and the newer builtins the pinned QuickJS has (Object.groupBy, Promise.withResolvers,
-  // Set methods, Promise.try; the iterator helpers are in the scope's declarations):
-  // flagging code that runs would be a false positive.
-  lib: [
-    'lib.es2023.d.ts',
-    'lib.es2024.collection.d.ts',
-    'lib.es2024.object.d.ts',
-    'lib.es2024.promise.d.ts',
-    'lib.es2024.string.d.ts',
-    'lib.es2024.regexp.d.ts',
-    'lib.esnext.collection.d.ts',
-    'lib.esnext.promise.d.ts',
-  ],
+  // The library is LIB_FILE, a root of every program, instead of TypeScript's separate files.
+  noLib: true,
   strict: false,
   noEmit: true,
   allowJs: true,
@@ -71,11 +77,8 @@ const OPTIONS: tsModule.CompilerOptions = {
 };
 
 const libDir = path.dirname(createRequire(import.meta.url).resolve('typescript'));
-const libTexts = new Map<string, string | undefined>();
-function libText(file: string): string | undefined {
-  if (!libTexts.has(file)) libTexts.set(file, ts.sys.readFile(file));
-  return libTexts.get(file);
-}
+const LIB_FILE = '/lib.codemux.d.ts';
+const LIB_TEXT = libraryText(libraryFiles(ts, libDir, LIB, ts.sys.readFile), ts.sys.readFile);
 
 class CancelledCheck extends Error {}
 
@@ -109,7 +112,7 @@ class Checker {
   constructor() {
     const host: tsModule.LanguageServiceHost = {
       getScriptFileNames: () =>
-        this.scope ? [this.scope.file, this.programFile] : [this.programFile],
+        this.scope ? [LIB_FILE, this.scope.file, this.programFile] : [LIB_FILE, this.programFile],
       getScriptVersion: (file) => (file === this.programFile ? String(this.programVersion) : '1'),
       getScriptSnapshot: (file) => {
         const text = this.read(file);
@@ -130,7 +133,7 @@ class Checker {
   private read(file: string): string | undefined {
     if (file === this.programFile) return this.programText;
     if (this.scope && file === this.scope.file) return this.scope.text;
-    return file.startsWith(libDir) ? libText(file) : undefined;
+    return file === LIB_FILE ? LIB_TEXT : undefined;
   }
 
   /** Writes the declarations of `input` and keeps them under `key`. */
