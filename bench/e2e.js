@@ -18,12 +18,14 @@ import { sdkModules } from '../dist/upstream/sdk-modules.js';
 import { StdioTransport } from '../dist/upstream/stdio-transport.js';
 import { startRelay } from './relay.js';
 import {
+  cpuSeconds,
   firstTouch128MiB,
   fmt,
   freePort,
   median,
   sideBySide,
   table,
+  throughput,
   waitFor,
   warmFor,
 } from './report.js';
@@ -51,8 +53,6 @@ const RSS_EXECUTIONS = 300;
 const TIMEOUT_MS = 100;
 const INSERT_RECORDS = 20_000;
 const INSERT_BATCH = 500;
-/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
-const TICKS_PER_S = 100;
 
 // The SDK's HTTP client passes one abort signal to every fetch of a session and it collects a
 // listener per request (client side, not the gateway): silence the MaxListeners warning flood.
@@ -69,32 +69,10 @@ async function connect(transport) {
   return client;
 }
 
-/** CPU seconds (user + system, every thread) the process `pid` has used so far. */
-function cpuSeconds(pid) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
-}
-
 /** Resident set size of the process `pid`, in MB. */
 function rssMb(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
-}
-
-/** Executions per second from `clients` back to back for `ms`. */
-async function throughput(clients, exec, ms) {
-  let done = 0;
-  const until = performance.now() + ms;
-  await Promise.all(
-    clients.map(async (client) => {
-      while (performance.now() < until) {
-        await exec(client, '1');
-        done++;
-      }
-    }),
-  );
-  return done / (ms / 1000);
 }
 
 /** Insert rate of the activity writer's store: records/s, batches of INSERT_BATCH in one transaction each. */
