@@ -59,13 +59,13 @@ const STEPS = [
 /** Warm-up per build (every build's calls in turn), before the HTTP and the stdio rounds. */
 const HTTP_WARM_MS_PER_BUILD = 2000;
 const STDIO_WARM_MS_PER_BUILD = 3000;
-const HTTP_ROUNDS = 30;
+const HTTP_ROUNDS = 40;
 const HTTP_PER_ROUND = 10;
 const CPU_CLIENTS = 4;
 const CPU_ROUNDS = 10;
 const CPU_ROUND_MS = 1000;
-const STDIO_ROUNDS = 20;
-const STDIO_PER_ROUND = 2;
+const STDIO_ROUNDS = 30;
+const STDIO_PER_ROUND = 3;
 const TEN_CALLS = "for (let i = 0; i < 10; i++) call_tool('fixture', 'echo', {message: 'x'}); 1";
 
 // The SDK's HTTP client collects an abort listener per request on one session: not the gateway.
