@@ -187,8 +187,9 @@ for (const step of STEPS) {
     console.log(`${step.commit} ${step.label}: SKIPPED, it does not build (${error.message})`);
   }
 }
-const head = git('rev-parse', '--short', 'HEAD');
-const dirty = git('status', '--porcelain', '--untracked-files=no') ? ', uncommitted changes' : '';
+// This checkout is named by the last commit that changed src/ (what its dist/ is built from).
+const head = git('log', '-1', '--format=%h', 'HEAD', '--', 'src');
+const dirty = git('status', '--porcelain', '--', 'src') ? ', src/ changed since' : '';
 builds.push({ commit: head, label: `this checkout (dist/${dirty})`, root: ROOT, remove() {} });
 builds.push({ commit: head, label: 'this checkout, a second process', root: ROOT, remove() {} });
 
