@@ -25,6 +25,7 @@ import {
   median,
   sideBySide,
   table,
+  throughput,
   waitFor,
   warmFor,
 } from './report.js';
@@ -72,21 +73,6 @@ async function connect(transport) {
 function rssMb(pid) {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
-}
-
-/** Executions per second from `clients` back to back for `ms`. */
-async function throughput(clients, exec, ms) {
-  let done = 0;
-  const until = performance.now() + ms;
-  await Promise.all(
-    clients.map(async (client) => {
-      while (performance.now() < until) {
-        await exec(client, '1');
-        done++;
-      }
-    }),
-  );
-  return done / (ms / 1000);
 }
 
 /** Insert rate of the activity writer's store: records/s, batches of INSERT_BATCH in one transaction each. */

@@ -1,5 +1,6 @@
 // Shared by the benchmark scripts: medians, durations as text, the PASS/MISS table, and
-// starting the processes they measure (a free loopback port, waiting until a URL answers).
+// starting the processes they measure (a free loopback port, waiting until a URL answers) and
+// reading what they used (CPU time from /proc).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -7,24 +8,71 @@ import net from 'node:net';
 /** The median of `values` (unsorted input is fine). */
 export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
+/** Round `r`'s order of `count` functions: as listed on even rounds, reversed on odd ones. */
+export const alternating = (count, r) => {
+  const order = [...Array(count).keys()];
+  return r % 2 ? order.reverse() : order;
+};
+
 /**
- * Median per-call times of each of `fns`, measured in `rounds` alternating rounds of `perRound`
- * sequential calls each (so a load spike on this shared machine hits them alike; the order
- * is reversed every other round).
+ * An order for sideBySide when its functions come in consecutive groups of `size` (the figures
+ * of one build): each round starts one group later, so every group goes first, second, ... in
+ * turn (many builds get even shares of a load spike, which reversing alone does not give the
+ * middle ones); within a group the order is reversed every other round.
  */
-export async function sideBySide(fns, perRound, rounds) {
+export const rotatingGroups = (size) => (count, r) => {
+  const groups = Math.ceil(count / size);
+  const order = [];
+  for (let g = 0; g < groups; g++) {
+    const group = (g + r) % groups;
+    const members = [];
+    for (let i = group * size; i < Math.min(count, (group + 1) * size); i++) members.push(i);
+    order.push(...(r % 2 ? members.reverse() : members));
+  }
+  return order;
+};
+
+/**
+ * Median per-call times of each of `fns`, measured in `rounds` rounds of `perRound` sequential
+ * calls each (so a load spike on this shared machine hits them alike): in the order
+ * `order(fns.length, round)` gives, by default reversed every other round.
+ */
+export async function sideBySide(fns, perRound, rounds, order = alternating) {
   for (let i = 0; i < 20; i++) for (const fn of fns) await fn();
   const times = fns.map(() => []);
   for (let r = 0; r < rounds; r++) {
-    const order = fns.map((_, i) => i);
-    if (r % 2) order.reverse();
-    for (const i of order) {
+    for (const i of order(fns.length, r)) {
       const t = performance.now();
       for (let k = 0; k < perRound; k++) await fns[i]();
       times[i].push((performance.now() - t) / perRound);
     }
   }
   return times.map(median);
+}
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICKS_PER_S = 100;
+
+/** CPU seconds (user + system, every thread) the process `pid` has used so far. */
+export function cpuSeconds(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
+}
+
+/** Executions per second from `clients` back to back for `ms`: `exec(client, '1')` each. */
+export async function throughput(clients, exec, ms) {
+  let done = 0;
+  const until = performance.now() + ms;
+  await Promise.all(
+    clients.map(async (client) => {
+      while (performance.now() < until) {
+        await exec(client, '1');
+        done++;
+      }
+    }),
+  );
+  return done / (ms / 1000);
 }
 
 /** Calls each of `fns` in turn, over and over, for `ms` (JIT warm-up before sideBySide). */
@@ -54,16 +102,6 @@ export function table() {
       console.log(`\n${passes.filter(Boolean).length} of ${passes.length} within target`);
     },
   };
-}
-
-/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
-const TICKS_PER_S = 100;
-
-/** CPU seconds (user + system, every thread) the process `pid` has used so far. */
-export function cpuSeconds(pid) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S;
 }
 
 /** A loopback port nobody listens on now. */
