@@ -105,48 +105,11 @@ const SCENARIOS: Record<Revision, string[]> = {
 };
 
 /**
- * Scenario runs that fail today, keyed `revision scenario`, with the item of issue 38 whose
- * fix makes them pass (1-5, 7: upstream OAuth; 9: upstream elicitation, both on other
- * branches). Remove an entry when its fix is merged: its test then expects a pass.
+ * Scenario runs that fail today, keyed `revision scenario`, with why: none. An entry's test
+ * passes while its scenario fails and fails once it passes, so a known gap is named here
+ * rather than hidden (issue 38 closed every one).
  */
-const EXPECTED_FAILURES: Record<string, string> = {
-  '2025-11-25 elicitation-sep1034-client-defaults':
-    'item 9: codemux declares no elicitation capability upstream',
-  '2025-11-25 auth/basic-cimd': 'item 7: no client ID metadata document (SEP-991)',
-  '2025-11-25 auth/scope-from-www-authenticate':
-    "item 2: the scope of the server's WWW-Authenticate challenge is not asked for",
-  '2025-11-25 auth/scope-step-up': 'items 2, 3: no step-up sign-in on 403 insufficient_scope',
-  '2026-07-28 auth/metadata-default': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/metadata-var1': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/metadata-var2': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/metadata-var3': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/basic-cimd':
-    'items 1, 7: no application_type in DCR, no client ID metadata document',
-  '2026-07-28 auth/scope-from-www-authenticate':
-    "items 1, 2: no application_type in DCR, the challenge's scope not asked for",
-  '2026-07-28 auth/scope-from-scopes-supported': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/scope-omitted-when-undefined': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/scope-step-up':
-    'items 1, 2, 3: no application_type in DCR, no step-up sign-in on 403 insufficient_scope',
-  '2026-07-28 auth/scope-retry-limit': 'items 1, 3: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/token-endpoint-auth-basic': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/token-endpoint-auth-post': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/token-endpoint-auth-none': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/offline-access-scope': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/offline-access-not-supported': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/authorization-server-migration': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/iss-supported': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/iss-not-advertised': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/iss-supported-missing': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/iss-wrong-issuer': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/iss-unexpected': 'item 1: no application_type in DCR (SEP-837)',
-  '2026-07-28 auth/iss-normalized':
-    'items 1, 5: no application_type in DCR; the callback\'s iss "http://host/" is refused against the issuer "http://host" (compared unnormalized)',
-  '2026-07-28 auth/metadata-issuer-mismatch':
-    "items 1, 4: no application_type in DCR, the metadata's issuer not checked (RFC 8414 3.3)",
-  '2026-07-28 sep-2322-client-request-state':
-    'item 9: an input_required elicitation cannot be answered (no elicitation capability)',
-};
+const EXPECTED_FAILURES: Record<string, string> = {};
 
 /** How one scenario run ended: the suite's exit code, the checks that failed or warned, its output. */
 interface Outcome {
