@@ -43,29 +43,31 @@ describe('SQLite migrations', () => {
   });
 });
 
+/** An execution record with `input`, for the batch tests. */
+const record = (id: string, input: unknown) => ({
+  id,
+  parent_id: null,
+  seq: 0,
+  kind: 'execution' as const,
+  surface: 'mcp' as const,
+  caller: 'admin',
+  server: null,
+  tool: null,
+  script: null,
+  language: null,
+  code: '1',
+  input,
+  args: null,
+  status: 'success' as const,
+  error: null,
+  started_at: new Date().toISOString(),
+  duration_ms: 1,
+  logs: [],
+  response: null,
+  instance_id: 'i',
+});
+
 describe('SQLite activity batches', () => {
-  const record = (id: string, input: unknown) => ({
-    id,
-    parent_id: null,
-    seq: 0,
-    kind: 'execution' as const,
-    surface: 'mcp' as const,
-    caller: 'admin',
-    server: null,
-    tool: null,
-    script: null,
-    language: null,
-    code: '1',
-    input,
-    args: null,
-    status: 'success' as const,
-    error: null,
-    started_at: new Date().toISOString(),
-    duration_ms: 1,
-    logs: [],
-    response: null,
-    instance_id: 'i',
-  });
   // [case, the batch's input value, whether the batch is written]
   const rows: Array<[string, unknown, boolean]> = [
     ['a batch that is written', { a: 1 }, true],
@@ -87,29 +89,6 @@ describe('SQLite activity batches', () => {
 });
 
 describe('SQLite activity writer thread', () => {
-  const record = (id: string, input: unknown) => ({
-    id,
-    parent_id: null,
-    seq: 0,
-    kind: 'execution' as const,
-    surface: 'mcp' as const,
-    caller: 'admin',
-    server: null,
-    tool: null,
-    script: null,
-    language: null,
-    code: '1',
-    input,
-    args: null,
-    status: 'success' as const,
-    error: null,
-    started_at: new Date().toISOString(),
-    duration_ms: 1,
-    logs: [],
-    response: null,
-    instance_id: 'i',
-  });
-
   it('commits on its own connection, leaving the gateway connection as durable as it was', async () => {
     const dir = tempDir();
     const db = openSqliteDatabase(dir);
