@@ -34,7 +34,7 @@ describe('telemetry config', () => {
     [
       { telemetry: true },
       'telemetry',
-      'must be an object like {"metrics": true} (all fields optional)',
+      'must be an object with metrics, metrics_auth, otlp_endpoint and sample_ratio (all optional)',
     ],
   ])('%j is refused naming %s', (raw, field, message) => {
     let error: unknown;
