@@ -33,6 +33,8 @@ export interface StartOptions {
   key?: string;
   /** A port chosen beforehand (a redirect URI registered with it); else a free one. */
   port?: number;
+  /** How long the start may take (20 s unless given). */
+  startMs?: number;
 }
 
 /** Starts `codemux serve` with `configFile`, whose listen is set to a free port first (so the CLI finds it). */
@@ -71,7 +73,7 @@ async function startOnFreePort(configFile: string, options: StartOptions): Promi
         const response = await fetch(`${url}/healthz`).catch(() => undefined);
         return response?.ok && out.includes(' listening on ') ? true : undefined;
       },
-      20_000,
+      options.startMs ?? 20_000,
       50,
     );
   } catch {
